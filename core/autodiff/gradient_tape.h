@@ -1,0 +1,103 @@
+// GradientTape: reverse-mode automatic differentiation, as tf.GradientTape.
+//
+// While a tape is alive on a thread it observes every op that thread runs
+// through Execute. An op is recorded when one of its inputs is watched or
+// was computed from a watched value. Gradient() then walks the records
+// backwards from the target, calling each op's registered gradient function
+// and summing gradients where a value fed several ops.
+//
+// Trainable variables read under the tape are watched automatically
+// (watch_accessed_variables, as in TensorFlow). A non-persistent tape
+// answers one Gradient() call; a persistent one answers many. Tapes nest:
+// an outer tape records the ops an inner tape's Gradient() runs, which is
+// how second derivatives are taken.
+//
+// A tape belongs to the thread that made it and must be destroyed on it.
+//
+//   GradientTape tape;
+//   Tensor loss = ...;              // ops reading variables w and b
+//   TFD_ASSIGN_OR_RETURN(auto grads, tape.Gradient(loss, {&w, &b}));
+#ifndef TFD_CORE_AUTODIFF_GRADIENT_TAPE_H_
+#define TFD_CORE_AUTODIFF_GRADIENT_TAPE_H_
+
+#include <cstdint>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "core/framework/execute.h"
+#include "core/framework/variable.h"
+
+namespace tfd {
+
+enum class UnconnectedGradients { kNone, kZero };
+
+class GradientTape : public ExecutionObserver {
+ public:
+  explicit GradientTape(bool persistent = false, bool watch_accessed_variables = true);
+  ~GradientTape() override;
+  GradientTape(const GradientTape&) = delete;
+  GradientTape& operator=(const GradientTape&) = delete;
+
+  void Watch(const Tensor& t);
+  void Watch(const Variable& v);
+  // Variables watched so far, in the order first watched.
+  const std::vector<const Variable*>& watched_variables() const { return variables_; }
+
+  // Pauses and resumes recording (tape.stop_recording()).
+  void StopRecording() { recording_ = false; }
+  void StartRecording() { recording_ = true; }
+
+  // d(sum of targets)/d(source) for each source. `output_gradients`, when
+  // given, weights each target (one per target, same shape). Sources that
+  // the targets do not depend on get an undefined tensor (kNone) or zeros
+  // (kZero). Errors: FAILED_PRECONDITION when a non-persistent tape is
+  // asked twice; NOT_FOUND naming an op on the path that has no gradient.
+  absl::StatusOr<std::vector<Tensor>> Gradient(
+      absl::Span<const Tensor> targets, absl::Span<const Tensor> sources,
+      absl::Span<const Tensor> output_gradients = {},
+      UnconnectedGradients unconnected = UnconnectedGradients::kNone);
+  absl::StatusOr<std::vector<Tensor>> Gradient(
+      const Tensor& target, absl::Span<const Variable* const> sources,
+      UnconnectedGradients unconnected = UnconnectedGradients::kNone);
+  absl::StatusOr<std::vector<Tensor>> Gradient(
+      const Tensor& target, std::initializer_list<const Variable*> sources,
+      UnconnectedGradients unconnected = UnconnectedGradients::kNone) {
+    return Gradient(target, absl::Span<const Variable* const>(sources.begin(), sources.size()),
+                    unconnected);
+  }
+
+  void OnExecute(const OpCall& call) override;
+  void OnVariableRead(const Variable& variable, const Tensor& value) override;
+
+ private:
+  // One recorded op; op == null records a variable read (identity from the
+  // variable's handle id to the snapshot's id).
+  struct Entry {
+    const OpDef* op;
+    AttrMap attrs;
+    std::vector<Tensor> inputs;
+    std::vector<Tensor> outputs;
+    std::vector<uint64_t> input_ids;
+    std::vector<uint64_t> output_ids;
+  };
+
+  absl::StatusOr<std::vector<Tensor>> GradientByIds(
+      absl::Span<const Tensor> targets, const std::vector<uint64_t>& source_ids,
+      const std::vector<Tensor>& source_likes, absl::Span<const Tensor> output_gradients,
+      UnconnectedGradients unconnected);
+
+  const bool persistent_;
+  const bool watch_accessed_variables_;
+  bool recording_ = true;
+  bool used_ = false;
+  std::unordered_set<uint64_t> tracked_;
+  std::vector<const Variable*> variables_;
+  std::vector<Entry> entries_;
+};
+
+}  // namespace tfd
+
+#endif  // TFD_CORE_AUTODIFF_GRADIENT_TAPE_H_

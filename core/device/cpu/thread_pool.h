@@ -1,0 +1,65 @@
+// ThreadPool: a fixed set of worker threads for data-parallel kernels.
+//
+// A CPU logical device owns one pool; MirroredStrategy gives each replica a
+// device whose pool holds that replica's share of the cores, so replicas
+// running side by side do not fight over the same cores.
+//
+// ParallelFor(n, cost, fn) splits [0, n) into contiguous shards and calls
+// fn(begin, end) on each, the calling thread taking part, and returns when
+// all are done. Small jobs (n * cost below a threshold) run inline. Safe to
+// call from several threads at once; fn must not call ParallelFor on the
+// same pool (it would run inline, not deadlock, but loses parallelism).
+//
+//   ThreadPool pool(4);
+//   pool.ParallelFor(rows, /*cost_per_unit=*/cols, [&](int64_t b, int64_t e) {
+//     for (int64_t r = b; r < e; ++r) ProcessRow(r);
+//   });
+#ifndef TFD_CORE_DEVICE_CPU_THREAD_POOL_H_
+#define TFD_CORE_DEVICE_CPU_THREAD_POOL_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+
+namespace tfd {
+
+class ThreadPool {
+ public:
+  // `num_threads` counts the caller: a pool of 1 runs everything inline.
+  // `cpus`, when not empty, pins the workers to those CPU ids.
+  explicit ThreadPool(int num_threads, std::vector<int> cpus = {});
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int NumThreads() const { return num_threads_; }
+  const std::vector<int>& cpus() const { return cpus_; }
+
+  // cost_per_unit: rough cycles per index; decides how finely to split.
+  void ParallelFor(int64_t n, int64_t cost_per_unit,
+                   const std::function<void(int64_t, int64_t)>& fn);
+
+  // Runs fn on a worker (or inline when the pool has no workers).
+  void Schedule(std::function<void()> fn);
+
+ private:
+  void WorkerLoop();
+
+  const int num_threads_;
+  const std::vector<int> cpus_;
+  std::vector<std::thread> workers_;
+  absl::Mutex mu_;
+  std::vector<std::function<void()>> queue_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+// Number of CPUs this process may run on (sched_getaffinity), at least 1.
+int NumAvailableCpus();
+
+}  // namespace tfd
+
+#endif  // TFD_CORE_DEVICE_CPU_THREAD_POOL_H_

@@ -1,0 +1,87 @@
+// Device: a place where kernels run and tensors live. Kernels are chosen by
+// the device's type (CPU, GPU); memory by its allocator. CPU logical devices
+// (core/device/cpu) all use host memory but each owns a thread pool over a
+// share of the cores; a CUDA device (core/device/cuda) owns a GPU, a stream
+// and a caching allocator.
+//
+// Devices are created once and live for the process; tensors hold raw
+// Device pointers. All methods are thread-safe.
+#ifndef TFD_CORE_FRAMEWORK_DEVICE_H_
+#define TFD_CORE_FRAMEWORK_DEVICE_H_
+
+#include <cstddef>
+#include <string>
+
+#include "absl/status/status.h"
+#include "core/framework/allocator.h"
+
+namespace tfd {
+
+class ThreadPool;
+
+enum class DeviceType { kCPU = 0, kGPU = 1 };
+
+// "CPU" or "GPU", as in TensorFlow device names.
+const char* DeviceTypeName(DeviceType type);
+
+class Device {
+ public:
+  Device(DeviceType type, int id)
+      : type_(type),
+        id_(id),
+        name_(std::string("/device:") + DeviceTypeName(type) + ":" +
+              std::to_string(id)) {}
+  virtual ~Device() = default;
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  DeviceType type() const { return type_; }
+  int id() const { return id_; }
+  // "/device:CPU:0", "/device:GPU:1".
+  const std::string& name() const { return name_; }
+  // Host-memory devices can read each other's tensors directly.
+  bool host_memory() const { return type_ == DeviceType::kCPU; }
+
+  virtual Allocator* allocator() = 0;
+  // The pool kernels on this device parallelize over; null for devices
+  // that run kernels elsewhere (GPUs).
+  virtual ThreadPool* thread_pool() { return nullptr; }
+
+  // Copies between host memory and this device's memory, and fills device
+  // memory. On a host device these are memcpy/memset. Errors name the call.
+  virtual absl::Status CopyHostToDevice(const void* src, void* dst, size_t n) = 0;
+  virtual absl::Status CopyDeviceToHost(const void* src, void* dst, size_t n) = 0;
+  virtual absl::Status CopyDeviceToDevice(const void* src, void* dst, size_t n) = 0;
+  virtual absl::Status Memset(void* dst, int value, size_t n) = 0;
+  // Waits for all work queued on the device.
+  virtual absl::Status Synchronize() { return absl::OkStatus(); }
+
+ private:
+  const DeviceType type_;
+  const int id_;
+  const std::string name_;
+};
+
+// The host device every tensor defaults to: all available cores.
+// Defined in core/device/cpu.
+Device* HostDevice();
+
+// Makes `device` the default for ops run by this thread until destroyed
+// (TensorFlow's `with tf.device(...)`). Scopes nest.
+class DeviceScope {
+ public:
+  explicit DeviceScope(Device* device);
+  ~DeviceScope();
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+  // The innermost scope's device on this thread, or null when none.
+  static Device* Current();
+
+ private:
+  Device* previous_;
+};
+
+}  // namespace tfd
+
+#endif  // TFD_CORE_FRAMEWORK_DEVICE_H_

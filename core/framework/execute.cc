@@ -1,0 +1,254 @@
+#include "core/framework/execute.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_join.h"
+#include "core/framework/kernel.h"
+#include "core/framework/status.h"
+
+namespace tfd {
+namespace {
+
+thread_local std::vector<ExecutionObserver*> observers;
+
+bool AttrMatchesType(const AttrValue& v, const std::string& type) {
+  return type == AttrTypeName(v);
+}
+
+// Binds inputs to the OpDef's argument list: sets number attrs (N) and type
+// attrs (T) from the inputs, checks fixed dtypes and consistency.
+absl::Status BindInputs(const OpDef& op, absl::Span<const Tensor> inputs, AttrMap* attrs,
+                        std::vector<const ArgDef*>* arg_of_input) {
+  // Count how many inputs the list arguments take.
+  int fixed_args = 0;
+  int list_args = 0;
+  for (const ArgDef& a : op.inputs) (a.number_attr.empty() ? fixed_args : list_args)++;
+  const int n = static_cast<int>(inputs.size());
+  if (list_args == 0 && n != fixed_args) {
+    return InvalidArgument(op.name, ": expected ", fixed_args, " inputs, got ", n);
+  }
+  if (list_args > 1) {
+    return Internal(op.name, ": ops with several input lists are not supported");
+  }
+  const int list_len = n - fixed_args;
+  if (list_args == 1 && list_len < 1) {
+    return InvalidArgument(op.name, ": expected at least ", fixed_args + 1,
+                           " inputs, got ", n);
+  }
+  int next = 0;
+  for (const ArgDef& arg : op.inputs) {
+    int count = 1;
+    if (!arg.number_attr.empty()) {
+      count = list_len;
+      if (const AttrValue* given = attrs->Find(arg.number_attr)) {
+        const int64_t* g = std::get_if<int64_t>(given);
+        if (g == nullptr || *g != count) {
+          return InvalidArgument(op.name, ": attr ", arg.number_attr, "=",
+                                 AttrValueDebugString(*given), " but ", count, " '",
+                                 arg.name, "' inputs were given");
+        }
+      }
+      attrs->Set(arg.number_attr, int64_t{count});
+    }
+    for (int k = 0; k < count; ++k, ++next) {
+      const Tensor& t = inputs[next];
+      arg_of_input->push_back(&arg);
+      if (!t.defined()) {
+        return InvalidArgument(op.name, ": input '", arg.name, "' is undefined");
+      }
+      if (arg.fixed_type != DT_INVALID) {
+        if (t.dtype() != arg.fixed_type) {
+          return InvalidArgument(op.name, ": input '", arg.name, "' must be ",
+                                 DataTypeName(arg.fixed_type), ", got ",
+                                 DataTypeName(t.dtype()));
+        }
+        continue;
+      }
+      const AttrValue* bound = attrs->Find(arg.type_attr);
+      if (bound == nullptr) {
+        attrs->Set(arg.type_attr, t.dtype());
+        continue;
+      }
+      const DataType* want = std::get_if<DataType>(bound);
+      if (want == nullptr || *want != t.dtype()) {
+        return InvalidArgument(op.name, ": input '", arg.name, "' has dtype ",
+                               DataTypeName(t.dtype()), " but ", arg.type_attr, " is ",
+                               AttrValueDebugString(*bound));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Fills defaults, and checks that every attr is known, present and typed.
+absl::Status CheckAttrs(const OpDef& op, AttrMap* attrs) {
+  for (const AttrDef& def : op.attrs) {
+    const AttrValue* v = attrs->Find(def.name);
+    if (v == nullptr) {
+      if (!def.default_value) {
+        return InvalidArgument(op.name, ": missing required attr '", def.name, "' (",
+                               def.type, ")");
+      }
+      attrs->SetValue(def.name, *def.default_value);
+      continue;
+    }
+    if (!AttrMatchesType(*v, def.type)) {
+      return InvalidArgument(op.name, ": attr '", def.name, "' must be ", def.type,
+                             ", got ", AttrTypeName(*v), " ", AttrValueDebugString(*v));
+    }
+    if (!def.allowed_types.empty()) {
+      const DataType t = std::get<DataType>(*v);
+      if (std::find(def.allowed_types.begin(), def.allowed_types.end(), t) ==
+          def.allowed_types.end()) {
+        std::vector<std::string> names;
+        for (DataType a : def.allowed_types) names.push_back(DataTypeName(a));
+        return InvalidArgument(op.name, ": ", def.name, "=", DataTypeName(t),
+                               " is not supported; allowed: [",
+                               absl::StrJoin(names, ", "), "]");
+      }
+    }
+  }
+  for (const auto& [name, value] : attrs->values()) {
+    if (op.FindAttr(name) == nullptr) {
+      return InvalidArgument(op.name, ": unknown attr '", name, "'");
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<DataType>> OutputDtypes(const OpDef& op, const AttrMap& attrs,
+                                                   int* num_outputs) {
+  std::vector<DataType> dtypes;
+  for (const ArgDef& arg : op.outputs) {
+    int count = 1;
+    if (!arg.number_attr.empty()) {
+      TFD_ASSIGN_OR_RETURN(int64_t n, attrs.Get<int64_t>(arg.number_attr));
+      count = static_cast<int>(n);
+    }
+    DataType t = arg.fixed_type;
+    if (t == DT_INVALID) {
+      absl::StatusOr<DataType> bound = attrs.Get<DataType>(arg.type_attr);
+      if (!bound.ok()) {
+        return InvalidArgument(op.name, ": output type attr '", arg.type_attr,
+                               "' is not set");
+      }
+      t = *bound;
+    }
+    for (int k = 0; k < count; ++k) dtypes.push_back(t);
+  }
+  *num_outputs = static_cast<int>(dtypes.size());
+  return dtypes;
+}
+
+Device* ChooseDevice(absl::Span<const Tensor> inputs, Device* requested) {
+  if (requested != nullptr) return requested;
+  if (Device* scoped = DeviceScope::Current()) return scoped;
+  for (const Tensor& t : inputs) {
+    if (t.defined() && !t.device()->host_memory()) return t.device();
+  }
+  for (const Tensor& t : inputs) {
+    if (t.defined()) return t.device();
+  }
+  return HostDevice();
+}
+
+}  // namespace
+
+void AddObserver(ExecutionObserver* observer) { observers.push_back(observer); }
+
+void RemoveObserver(ExecutionObserver* observer) {
+  auto it = std::find(observers.begin(), observers.end(), observer);
+  if (it != observers.end()) observers.erase(it);
+}
+
+const std::vector<ExecutionObserver*>& CurrentObservers() { return observers; }
+
+absl::StatusOr<InferredCall> InferCall(const OpDef& op, absl::Span<const Tensor> inputs,
+                                       AttrMap* attrs) {
+  std::vector<const ArgDef*> arg_of_input;
+  TFD_RETURN_IF_ERROR(BindInputs(op, inputs, attrs, &arg_of_input));
+  TFD_RETURN_IF_ERROR(CheckAttrs(op, attrs));
+  std::vector<TensorShape> shapes;
+  std::vector<DataType> dtypes;
+  std::vector<const Tensor*> values;
+  for (const Tensor& t : inputs) {
+    shapes.push_back(t.shape());
+    dtypes.push_back(t.dtype());
+    // Values are only readable here when they are in host memory.
+    values.push_back(t.device()->host_memory() ? &t : nullptr);
+  }
+  ShapeContext ctx(op.name, std::move(shapes), std::move(dtypes), std::move(values), attrs);
+  InferredCall call;
+  TFD_ASSIGN_OR_RETURN(call.shapes, op.shape_fn(ctx));
+  int num_outputs = 0;
+  TFD_ASSIGN_OR_RETURN(call.dtypes, OutputDtypes(op, *attrs, &num_outputs));
+  if (static_cast<int>(call.shapes.size()) != num_outputs) {
+    return Internal(op.name, ": shape function gave ", call.shapes.size(),
+                    " shapes for ", num_outputs, " outputs");
+  }
+  return call;
+}
+
+absl::StatusOr<std::vector<Tensor>> Execute(absl::string_view op_name,
+                                            absl::Span<const Tensor> inputs,
+                                            const AttrMap& given_attrs, Device* device) {
+  TFD_ASSIGN_OR_RETURN(const OpDef* op, LookupOpDef(op_name));
+  device = ChooseDevice(inputs, device);
+
+  // Inputs in another memory space are copied over: to the device for
+  // ordinary inputs, to the host for host-memory ones (shapes, axes).
+  std::vector<Tensor> placed(inputs.begin(), inputs.end());
+  {
+    size_t next = 0;
+    for (const ArgDef& arg : op->inputs) {
+      const size_t count = arg.number_attr.empty()
+                               ? 1
+                               : inputs.size() - (op->inputs.size() - 1);
+      for (size_t k = 0; k < count && next < placed.size(); ++k, ++next) {
+        Tensor& t = placed[next];
+        if (!t.defined()) continue;
+        const bool want_host = arg.host_memory || device->host_memory();
+        if (want_host && !t.device()->host_memory()) {
+          TFD_ASSIGN_OR_RETURN(t, t.CopyTo(HostDevice()));
+        } else if (!want_host && t.device() != device) {
+          TFD_ASSIGN_OR_RETURN(t, t.CopyTo(device));
+        }
+      }
+    }
+  }
+
+  AttrMap attrs = given_attrs;
+  TFD_ASSIGN_OR_RETURN(InferredCall inferred, InferCall(*op, placed, &attrs));
+
+  DataType kernel_dtype = DT_INVALID;
+  if (!op->kernel_type_attr.empty()) {
+    TFD_ASSIGN_OR_RETURN(kernel_dtype, attrs.Get<DataType>(op->kernel_type_attr));
+  }
+  TFD_ASSIGN_OR_RETURN(const KernelFn* kernel,
+                       LookupKernel(op->name, device->type(), kernel_dtype));
+
+  KernelContext ctx(op, placed, &attrs, device, std::move(inferred.shapes),
+                    std::move(inferred.dtypes));
+  TFD_RETURN_IF_ERROR((*kernel)(ctx));
+  TFD_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, ctx.TakeOutputs());
+
+  if (!observers.empty()) {
+    // Copy the list: an observer may remove itself while notified.
+    // Observers see the caller's tensors (their ids), not placement copies.
+    const std::vector<ExecutionObserver*> current = observers;
+    const OpCall call{op, attrs, inputs, outputs, device};
+    for (auto it = current.rbegin(); it != current.rend(); ++it) (*it)->OnExecute(call);
+  }
+  return outputs;
+}
+
+absl::StatusOr<Tensor> Execute1(absl::string_view op, absl::Span<const Tensor> inputs,
+                                const AttrMap& attrs, Device* device) {
+  TFD_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, Execute(op, inputs, attrs, device));
+  if (outputs.size() != 1) {
+    return InvalidArgument(op, " has ", outputs.size(), " outputs; Execute1 wants one");
+  }
+  return std::move(outputs[0]);
+}
+
+}  // namespace tfd

@@ -1,0 +1,116 @@
+#include "core/framework/kernel.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <tuple>
+
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
+
+namespace tfd {
+namespace {
+
+using KernelKey = std::tuple<std::string, DeviceType, DataType>;
+
+struct KernelRegistry {
+  absl::Mutex mu;
+  std::map<KernelKey, KernelFn> kernels ABSL_GUARDED_BY(mu);
+};
+
+KernelRegistry& Registry() {
+  static KernelRegistry* const registry = new KernelRegistry();
+  return *registry;
+}
+
+}  // namespace
+
+KernelContext::KernelContext(const OpDef* op, absl::Span<const Tensor> inputs,
+                             const AttrMap* attrs, Device* device,
+                             std::vector<TensorShape> output_shapes,
+                             std::vector<DataType> output_dtypes)
+    : op_(op),
+      inputs_(inputs),
+      attrs_(attrs),
+      device_(device),
+      output_shapes_(std::move(output_shapes)),
+      output_dtypes_(std::move(output_dtypes)),
+      outputs_(output_shapes_.size()) {}
+
+ThreadPool* KernelContext::thread_pool() const {
+  ThreadPool* pool = device_->thread_pool();
+  return pool != nullptr ? pool : HostDevice()->thread_pool();
+}
+
+absl::StatusOr<Tensor*> KernelContext::AllocateOutput(int i) {
+  if (i < 0 || i >= num_outputs()) {
+    return Internal(op_->name, ": kernel asked for output ", i, " of ", num_outputs());
+  }
+  TFD_ASSIGN_OR_RETURN(outputs_[i],
+                       Tensor::Allocate(output_dtypes_[i], output_shapes_[i], device_));
+  return &outputs_[i];
+}
+
+absl::Status KernelContext::SetOutput(int i, Tensor t) {
+  if (i < 0 || i >= num_outputs()) {
+    return Internal(op_->name, ": kernel set output ", i, " of ", num_outputs());
+  }
+  if (t.dtype() != output_dtypes_[i] || t.shape() != output_shapes_[i]) {
+    return Internal(op_->name, ": kernel produced ", DataTypeName(t.dtype()), " ",
+                    t.shape().DebugString(), " for output ", i, ", expected ",
+                    DataTypeName(output_dtypes_[i]), " ",
+                    output_shapes_[i].DebugString());
+  }
+  outputs_[i] = std::move(t);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Tensor>> KernelContext::TakeOutputs() {
+  for (int i = 0; i < num_outputs(); ++i) {
+    if (!outputs_[i].defined()) {
+      return Internal(op_->name, ": kernel did not produce output ", i);
+    }
+  }
+  return std::move(outputs_);
+}
+
+KernelRegistrar::KernelRegistrar(const char* op, DeviceType device, DataType dtype,
+                                 KernelFn fn) {
+  KernelRegistry& r = Registry();
+  absl::MutexLock lock(&r.mu);
+  if (!r.kernels.emplace(KernelKey(op, device, dtype), std::move(fn)).second) {
+    std::fprintf(stderr, "tfd: kernel %s/%s/%s registered twice\n", op,
+                 DeviceTypeName(device), DataTypeName(dtype).c_str());
+    std::abort();
+  }
+}
+
+absl::StatusOr<const KernelFn*> LookupKernel(absl::string_view op, DeviceType device,
+                                            DataType dtype) {
+  KernelRegistry& r = Registry();
+  absl::MutexLock lock(&r.mu);
+  const std::string name(op);
+  auto it = r.kernels.find(KernelKey(name, device, dtype));
+  if (it == r.kernels.end()) it = r.kernels.find(KernelKey(name, device, DT_INVALID));
+  if (it != r.kernels.end()) return &it->second;
+  std::vector<std::string> have;
+  for (const auto& [key, fn] : r.kernels) {
+    if (std::get<0>(key) == name) {
+      have.push_back(std::string(DeviceTypeName(std::get<1>(key))) + "/" +
+                     DataTypeName(std::get<2>(key)));
+    }
+  }
+  return NotFound("no ", DeviceTypeName(device), " kernel for op '", op, "' with dtype ",
+                  DataTypeName(dtype), "; registered: [", absl::StrJoin(have, ", "), "]");
+}
+
+bool HasKernel(absl::string_view op, DeviceType device) {
+  KernelRegistry& r = Registry();
+  absl::MutexLock lock(&r.mu);
+  for (const auto& [key, fn] : r.kernels) {
+    if (std::get<0>(key) == op && std::get<1>(key) == device) return true;
+  }
+  return false;
+}
+
+}  // namespace tfd

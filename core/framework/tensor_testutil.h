@@ -1,0 +1,35 @@
+// Test helpers for tensors: build host tensors from literals and compare
+// tensors with GoogleTest. Test-only.
+#ifndef TFD_CORE_FRAMEWORK_TENSOR_TESTUTIL_H_
+#define TFD_CORE_FRAMEWORK_TENSOR_TESTUTIL_H_
+
+#include <vector>
+
+#include "core/framework/tensor.h"
+#include "gtest/gtest.h"
+
+namespace tfd {
+namespace test {
+
+// A host tensor of `shape` holding `values`; fails the test on a size
+// mismatch.
+template <typename T>
+Tensor AsTensor(const std::vector<T>& values, const TensorShape& shape) {
+  absl::StatusOr<Tensor> t = Tensor::FromVector(values, shape);
+  EXPECT_TRUE(t.ok()) << t.status();
+  return t.ok() ? *t : Tensor(DataTypeToEnum<T>::value, shape);
+}
+
+// The elements of `t` (copied to the host) as doubles.
+std::vector<double> ToDoubles(const Tensor& t);
+
+// Same dtype and shape, and every element within atol + rtol * |expected|.
+void ExpectTensorNear(const Tensor& actual, const Tensor& expected, double atol = 1e-6,
+                      double rtol = 1e-6);
+// Same dtype, shape and bytes.
+void ExpectTensorEqual(const Tensor& actual, const Tensor& expected);
+
+}  // namespace test
+}  // namespace tfd
+
+#endif  // TFD_CORE_FRAMEWORK_TENSOR_TESTUTIL_H_

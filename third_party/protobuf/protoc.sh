@@ -1,0 +1,3 @@
+#!/bin/sh
+# Runs Debian's protoc for Bazel's native proto rules.
+exec /usr/bin/protoc "$@"
