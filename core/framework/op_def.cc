@@ -125,10 +125,8 @@ OpDefBuilder& OpDefBuilder::Stateful() {
   return *this;
 }
 
-OpDef OpDefBuilder::Build() && { return std::move(def_); }
-
-OpRegistrar::OpRegistrar(OpDefBuilder&& builder) {
-  auto def = std::make_unique<OpDef>(std::move(builder).Build());
+OpRegistrar::OpRegistrar(const OpDefBuilder& builder) {
+  auto def = std::make_unique<OpDef>(builder.Build());
   OpRegistry& r = Registry();
   absl::MutexLock lock(&r.mu);
   if (!def->shape_fn || r.ops.count(def->name) > 0) {

@@ -146,7 +146,7 @@ class OpDefBuilder {
   OpDefBuilder& SetShapeFn(ShapeFn fn);
   OpDefBuilder& Stateful();
 
-  OpDef Build() &&;
+  OpDef Build() const { return def_; }
 
  private:
   OpDef def_;
@@ -155,7 +155,7 @@ class OpDefBuilder {
 
 // Registers at static-initialization time; see TFD_REGISTER_OP.
 struct OpRegistrar {
-  OpRegistrar(OpDefBuilder&& builder);  // NOLINT: implicit by design.
+  OpRegistrar(const OpDefBuilder& builder);  // NOLINT: implicit by design.
 };
 
 // The OpDef named `name`, or NOT_FOUND "no op named 'X' is registered".
