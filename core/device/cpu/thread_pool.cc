@@ -63,8 +63,8 @@ void ThreadPool::WorkerLoop() {
           },
           this));
       if (queue_.empty()) return;  // stopping_ and drained.
-      task = std::move(queue_.back());
-      queue_.pop_back();
+      task = std::move(queue_.front());
+      queue_.pop_front();
     }
     task();
   }

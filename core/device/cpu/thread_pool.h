@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <deque>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -43,7 +44,8 @@ class ThreadPool {
   void ParallelFor(int64_t n, int64_t cost_per_unit,
                    const std::function<void(int64_t, int64_t)>& fn);
 
-  // Runs fn on a worker (or inline when the pool has no workers).
+  // Runs fn on a worker (or inline when the pool has no workers). Tasks
+  // start in the order they were scheduled.
   void Schedule(std::function<void()> fn);
 
  private:
@@ -53,7 +55,7 @@ class ThreadPool {
   const std::vector<int> cpus_;
   std::vector<std::thread> workers_;
   absl::Mutex mu_;
-  std::vector<std::function<void()>> queue_ ABSL_GUARDED_BY(mu_);
+  std::deque<std::function<void()>> queue_ ABSL_GUARDED_BY(mu_);  // FIFO
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
 };
 
