@@ -16,8 +16,9 @@
 // Twister seeded with |g| by init_by_array) giving randint(0, 2^31-1) per
 // call, which for that range is the first 32-bit output below 2^31. So
 // SetRandomSeed(1234) followed by GetRandomSeeds() gives (1234, 1892932127)
-// then (1234, 501869158), the same pairs as TensorFlow 2.21 on CPython 3.11
-// (CPython's randint has used this method since 3.2).
+// then (1234, 501869158), the same pairs as TensorFlow 2.21 on CPython
+// 3.11.7 (the versions the goldens in random_seed_test.cc come from; a
+// CPython that changed randint's method would give other op seeds).
 //
 // SetRandomSeed also clears every op's generator state
 // (ClearRandomOpStates), as set_seed clears TensorFlow's kernel cache: after
