@@ -1,0 +1,121 @@
+// TF_Tensor over tfd::Tensor, and TF_DataTypeSize.
+#include <limits>
+#include <new>
+#include <vector>
+
+#include "c_api/internal/c_structs.h"
+#include "core/framework/types.h"
+#include "tensorflow/c/tf_tensor.h"
+
+namespace {
+
+// The shape for (dims, num_dims), or nullopt when invalid.
+bool MakeShape(const int64_t* dims, int num_dims, tfd::TensorShape* shape) {
+  if (num_dims < 0 || (num_dims > 0 && dims == nullptr)) return false;
+  absl::StatusOr<tfd::TensorShape> s = tfd::TensorShape::FromDims(
+      absl::Span<const int64_t>(dims, static_cast<size_t>(num_dims)));
+  if (!s.ok()) return false;
+  *shape = *std::move(s);
+  return true;
+}
+
+// Bytes the shape needs for a fixed-size dtype; false on overflow or a
+// dtype without a fixed size.
+bool NeededBytes(TF_DataType dtype, const tfd::TensorShape& shape, size_t* bytes) {
+  const size_t elem = tfd::DataTypeSize(static_cast<tfd::DataType>(dtype));
+  if (elem == 0) return false;
+  const uint64_t n = static_cast<uint64_t>(shape.num_elements());
+  if (n > std::numeric_limits<size_t>::max() / elem) return false;
+  *bytes = n * elem;
+  return true;
+}
+
+}  // namespace
+
+extern "C" {
+
+size_t TF_DataTypeSize(TF_DataType dt) {
+  return tfd::DataTypeSize(static_cast<tfd::DataType>(dt));
+}
+
+TF_Tensor* TF_NewTensor(TF_DataType dtype, const int64_t* dims, int num_dims, void* data,
+                        size_t len, void (*deallocator)(void* data, size_t len, void* arg),
+                        void* deallocator_arg) {
+  tfd::TensorShape shape;
+  size_t needed = 0;
+  if (!MakeShape(dims, num_dims, &shape) || !NeededBytes(dtype, shape, &needed) ||
+      len < needed || (data == nullptr && needed > 0)) {
+    return nullptr;
+  }
+  auto release = [deallocator, deallocator_arg](void* p, size_t n) {
+    if (deallocator != nullptr) deallocator(p, n, deallocator_arg);
+  };
+  // Wrap rejects a null pointer even for empty tensors; give it a stand-in.
+  static char empty_tensor_data;
+  void* base = data != nullptr ? data : &empty_tensor_data;
+  absl::StatusOr<tfd::Tensor> t = tfd::Tensor::Wrap(static_cast<tfd::DataType>(dtype), shape,
+                                                    base, len, [release, data](void*, size_t n) {
+                                                      release(data, n);
+                                                    });
+  if (!t.ok()) return nullptr;
+  return new (std::nothrow) TF_Tensor{*std::move(t)};
+}
+
+TF_Tensor* TF_AllocateTensor(TF_DataType dtype, const int64_t* dims, int num_dims, size_t len) {
+  tfd::TensorShape shape;
+  size_t needed = 0;
+  if (!MakeShape(dims, num_dims, &shape) || !NeededBytes(dtype, shape, &needed) ||
+      len != needed) {
+    return nullptr;
+  }
+  absl::StatusOr<tfd::Tensor> t =
+      tfd::Tensor::Allocate(static_cast<tfd::DataType>(dtype), shape);
+  if (!t.ok()) return nullptr;
+  return new (std::nothrow) TF_Tensor{*std::move(t)};
+}
+
+TF_Tensor* TF_TensorMaybeMove(TF_Tensor* tensor) {
+  return tensor != nullptr && tensor->tensor.BufferIsUnique() ? tensor : nullptr;
+}
+
+void TF_DeleteTensor(TF_Tensor* tensor) { delete tensor; }
+
+TF_DataType TF_TensorType(const TF_Tensor* tensor) {
+  return tensor == nullptr ? static_cast<TF_DataType>(0)
+                           : static_cast<TF_DataType>(tensor->tensor.dtype());
+}
+
+int TF_NumDims(const TF_Tensor* tensor) {
+  return tensor == nullptr ? 0 : tensor->tensor.rank();
+}
+
+int64_t TF_Dim(const TF_Tensor* tensor, int dim_index) {
+  if (tensor == nullptr || dim_index < 0 || dim_index >= tensor->tensor.rank()) return -1;
+  return tensor->tensor.dim(dim_index);
+}
+
+size_t TF_TensorByteSize(const TF_Tensor* tensor) {
+  return tensor == nullptr ? 0 : tensor->tensor.TotalBytes();
+}
+
+void* TF_TensorData(const TF_Tensor* tensor) {
+  return tensor == nullptr ? nullptr : tensor->tensor.raw_data();
+}
+
+int64_t TF_TensorElementCount(const TF_Tensor* tensor) {
+  return tensor == nullptr ? 0 : tensor->tensor.NumElements();
+}
+
+int TF_TensorIsAligned(const TF_Tensor* tensor) {
+  if (tensor == nullptr) return 0;
+  return reinterpret_cast<uintptr_t>(tensor->tensor.raw_data()) % tfd::kTensorAlignment == 0;
+}
+
+void TF_SetShape(TF_Tensor* tensor, const int64_t* dims, int num_dims) {
+  tfd::TensorShape shape;
+  if (tensor == nullptr || !MakeShape(dims, num_dims, &shape)) return;
+  absl::StatusOr<tfd::Tensor> reshaped = tensor->tensor.Reshaped(shape);
+  if (reshaped.ok()) tensor->tensor = *std::move(reshaped);
+}
+
+}  // extern "C"
