@@ -1,14 +1,13 @@
 // Tests for the JSON reader: every value type, escapes, and malformed text
 // reported with its position.
-#include "core/distribute/internal/json.h"
+#include "core/io/json.h"
 
 #include <random>
 
 #include "gtest/gtest.h"
 
 namespace tfd {
-namespace distribute {
-namespace internal {
+namespace io {
 namespace {
 
 TEST(JsonTest, ParsesEveryType) {
@@ -135,6 +134,5 @@ TEST(JsonTest, MutatedInputNeverCrashes) {
 }
 
 }  // namespace
-}  // namespace internal
-}  // namespace distribute
+}  // namespace io
 }  // namespace tfd

@@ -1,14 +1,13 @@
 // A recursive-descent JSON parser over a string_view. Each Parse* method
 // starts at the first character of its value and leaves pos_ just past it.
-#include "core/distribute/internal/json.h"
+#include "core/io/json.h"
 
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
 
 namespace tfd {
-namespace distribute {
-namespace internal {
+namespace io {
 
 JsonValue JsonValue::Bool(bool b) {
   JsonValue v;
@@ -309,6 +308,5 @@ class Parser {
 
 absl::StatusOr<JsonValue> ParseJson(absl::string_view text) { return Parser(text).ParseDocument(); }
 
-}  // namespace internal
-}  // namespace distribute
+}  // namespace io
 }  // namespace tfd

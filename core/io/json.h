@@ -1,7 +1,8 @@
-// A small JSON reader (RFC 8259) for configuration text such as TF_CONFIG.
-// It builds a tree of JsonValue; nothing here writes JSON. Kept internal
-// because only the cluster resolvers need it and they need little: no
-// streaming, no schema, inputs of a few kilobytes.
+// A small JSON reader (RFC 8259) for configuration text: TF_CONFIG for the
+// cluster resolvers, Keras's model.to_json() for nn::ModelFromJson. It
+// builds a tree of JsonValue; nothing here writes JSON. Its users need
+// little: no streaming, no schema, inputs of a few hundred kilobytes at
+// most.
 //
 // Objects keep their members in document order; a repeated key is kept
 // too and Find returns its last occurrence, as Python's json.loads does.
@@ -10,8 +11,8 @@
 //
 //   TFD_ASSIGN_OR_RETURN(JsonValue v, ParseJson(R"({"task": {"index": 1}})"));
 //   const JsonValue* task = v.Find("task");
-#ifndef TFD_CORE_DISTRIBUTE_INTERNAL_JSON_H_
-#define TFD_CORE_DISTRIBUTE_INTERNAL_JSON_H_
+#ifndef TFD_CORE_IO_JSON_H_
+#define TFD_CORE_IO_JSON_H_
 
 #include <string>
 #include <utility>
@@ -21,8 +22,7 @@
 #include "absl/strings/string_view.h"
 
 namespace tfd {
-namespace distribute {
-namespace internal {
+namespace io {
 
 constexpr int kMaxJsonDepth = 64;
 
@@ -72,8 +72,7 @@ class JsonValue {
 // INVALID_ARGUMENT naming the line, column and what was expected.
 absl::StatusOr<JsonValue> ParseJson(absl::string_view text);
 
-}  // namespace internal
-}  // namespace distribute
+}  // namespace io
 }  // namespace tfd
 
-#endif  // TFD_CORE_DISTRIBUTE_INTERNAL_JSON_H_
+#endif  // TFD_CORE_IO_JSON_H_
