@@ -28,6 +28,20 @@ absl::Status CheckValue(const std::string& key, const SaveableValue& value, Data
   return absl::OkStatus();
 }
 
+// Whether the saved optimizer was built: its node has the `_variables`
+// list that Keras creates with the slots.
+bool HasOptimizerSlots(const tensorflow::TrackableObjectGraph& saved) {
+  if (saved.nodes_size() == 0) return false;
+  for (const auto& root_child : saved.nodes(0).children()) {
+    if (root_child.local_name() != "optimizer") continue;
+    if (root_child.node_id() < 0 || root_child.node_id() >= saved.nodes_size()) return false;
+    for (const auto& child : saved.nodes(root_child.node_id()).children()) {
+      if (child.local_name() == "_variables") return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 Checkpoint::Checkpoint(std::shared_ptr<nn::Model> model, std::shared_ptr<nn::Optimizer> optimizer)
@@ -108,9 +122,11 @@ absl::Status Checkpoint::Restore(const std::string& prefix) {
         absl::StrCat("checkpoint ", prefix, ": ", kObjectGraphKey,
                      " is not a serialized TrackableObjectGraph"));
   }
-  // Keras creates an optimizer's slots when a checkpoint restores into it
-  // before its first step; so does tfd, for the model's variables.
-  if (optimizer_ != nullptr && !optimizer_->built() && model_ != nullptr && model_->built()) {
+  // Keras creates an optimizer's slots when a checkpoint that has some
+  // restores into it before its first step; so does tfd, for the model's
+  // trainable variables.
+  if (optimizer_ != nullptr && !optimizer_->built() && model_ != nullptr && model_->built() &&
+      HasOptimizerSlots(saved)) {
     std::vector<nn::Weight> weights = model_->TrainableVariables();
     std::vector<distribute::DistributedVariable*> vars;
     for (const nn::Weight& w : weights) vars.push_back(w.get());

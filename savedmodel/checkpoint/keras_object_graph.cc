@@ -148,9 +148,13 @@ SaveableValue UnbuiltIterationsValue(const nn::Optimizer& optimizer) {
   value.full_name = "iteration";
   value.dtype = DT_INT64;
   value.read = []() -> absl::StatusOr<Tensor> { return Tensor::Scalar<int64_t>(0); };
-  value.assign = [name = optimizer.name()](const Tensor&) {
-    return FailedPrecondition("checkpoint: optimizer '", name,
-                              "' must be built before its step counter is restored");
+  // A saved counter of 0 is this state; any other needs the variable.
+  value.assign = [name = optimizer.name()](const Tensor& t) -> absl::Status {
+    TFD_ASSIGN_OR_RETURN(Tensor host, t.CopyTo(HostDevice()));
+    if (host.scalar<int64_t>() == 0) return absl::OkStatus();
+    return FailedPrecondition("checkpoint: optimizer '", name, "' has taken no step yet and ",
+                              "cannot take the saved step counter ", host.scalar<int64_t>(),
+                              " without its slots; the checkpoint has none");
   };
   return value;
 }
