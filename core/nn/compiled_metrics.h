@@ -52,8 +52,10 @@ class CompiledMetrics {
   absl::Status Build(const Tensor& y_true, const Tensor& y_pred);
   bool built() const { return built_; }
 
-  // Updates every metric with one replica's batch. FAILED_PRECONDITION
-  // before Build.
+  // Updates every metric with one replica's batch. Model::Fit passes no
+  // sample weight: Keras applies sample and class weights to the loss and to
+  // `weighted_metrics` only, not to `metrics`. FAILED_PRECONDITION before
+  // Build.
   absl::Status Update(const Tensor& y_true, const Tensor& y_pred,
                       const Tensor& sample_weight = Tensor()) const;
 

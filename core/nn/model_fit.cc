@@ -28,6 +28,8 @@
 #include "core/framework/execute.h"
 #include "core/framework/status.h"
 #include "core/nn/callbacks/progbar_logger.h"
+#include "core/nn/class_weight.h"
+#include "core/nn/loss_scale_optimizer.h"
 #include "core/nn/model.h"
 
 namespace tfd {
@@ -103,7 +105,10 @@ absl::Status Model::Compile(CompileOptions options) {
                        CompiledLoss::Create(std::move(options.loss)));
   TFD_ASSIGN_OR_RETURN(std::unique_ptr<CompiledMetrics> metrics,
                        CompiledMetrics::Create(std::move(options.metrics)));
-  optimizer_ = std::move(options.optimizer);
+  // Keras's compile() wraps the optimizer in a LossScaleOptimizer under
+  // the mixed_float16 policy.
+  TFD_ASSIGN_OR_RETURN(optimizer_,
+                       WrapOptimizerForPolicy(std::move(options.optimizer), dtype_policy()));
   compiled_loss_ = std::move(loss);
   compiled_metrics_ = std::move(metrics);
   steps_per_execution_ = options.steps_per_execution;
@@ -186,6 +191,9 @@ absl::StatusOr<std::shared_ptr<History>> Model::Fit(data::DatasetPtr dataset, Fi
   }
   TFD_ASSIGN_OR_RETURN(std::optional<int64_t> steps,
                        PassSteps(*dataset, options.steps_per_epoch, "Fit", "steps_per_epoch"));
+  if (!options.class_weight.empty()) {
+    TFD_ASSIGN_OR_RETURN(dataset, ApplyClassWeight(std::move(dataset), options.class_weight));
+  }
   // Keras starts each epoch on a fresh iterator unless steps_per_epoch cuts
   // the dataset differently; then one iterator runs on across epochs.
   const bool fresh_iterator_each_epoch =

@@ -14,7 +14,9 @@
 #include "core/nn/adam.h"
 #include "core/nn/callbacks/progbar_logger.h"
 #include "core/nn/dense.h"
+#include "core/nn/dtype_policy.h"
 #include "core/nn/layer_testutil.h"
+#include "core/nn/loss_scale_optimizer.h"
 #include "core/nn/losses.h"
 #include "core/nn/sequential.h"
 #include "core/nn/sgd.h"
@@ -463,6 +465,94 @@ TEST(FitTest, BadInputGetsClearErrors) {
   };
   s = QuietFit(*model, ds, 2, {std::make_shared<Failing>()}).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss);
+}
+
+TEST(FitTest, MixedFloat16WrapsTheOptimizerAndTrains) {
+  ClearSession();
+  ScopedGlobalPolicy mixed(*DTypePolicy::FromName("mixed_float16"));
+  ASSERT_OK_AND_ASSIGN(auto model, MakeModel());
+  ASSERT_OK(model->Compile({MakeSgd(), LogitsLoss(), {"accuracy"}}));
+  auto* scaled = dynamic_cast<LossScaleOptimizer*>(model->optimizer());
+  ASSERT_NE(scaled, nullptr);
+  ASSERT_OK_AND_ASSIGN(data::DatasetPtr ds, MakeDataset(10, 4));
+  ASSERT_OK_AND_ASSIGN(auto history, QuietFit(*model, ds, 2));
+  const std::vector<double> loss = history->Get("loss");
+  ASSERT_EQ(loss.size(), 2u);
+  // float16 compute: close to the float32 run (fit_golden.py's SGD numbers).
+  EXPECT_NEAR(loss[0], 0.711835504, 5e-3);
+  EXPECT_NEAR(loss[1], 0.65587914, 5e-3);
+  EXPECT_EQ(*model->optimizer()->Iterations(), 6);
+}
+
+// One SGD(0.1) epoch on fit_golden.py's data; returns the model.
+absl::StatusOr<std::shared_ptr<Sequential>> FitOneSgdEpoch(data::DatasetPtr ds, FitOptions options,
+                                                           std::shared_ptr<History>* history) {
+  TFD_ASSIGN_OR_RETURN(auto model, MakeModel());
+  SGDOptions sgd;
+  sgd.learning_rate = 0.1f;
+  TFD_ASSIGN_OR_RETURN(std::unique_ptr<SGD> opt, SGD::Create(sgd));
+  TFD_RETURN_IF_ERROR(model->Compile({std::move(opt), LogitsLoss(), {"accuracy"}}));
+  options.verbose = 0;
+  TFD_ASSIGN_OR_RETURN(*history, model->Fit(std::move(ds), options));
+  return model;
+}
+
+void ExpectWeights(const Model& model, const std::vector<std::vector<double>>& want) {
+  const std::vector<Weight> w = model.weights();
+  ASSERT_EQ(w.size(), want.size());
+  for (size_t i = 0; i < w.size(); ++i) {
+    SCOPED_TRACE(w[i]->name());
+    ExpectNear(Values(w[i]->component(0).Peek()), want[i], 2e-6);
+  }
+}
+
+TEST(FitTest, ClassWeightMatchesTfKeras) {
+  ClearSession();
+  ASSERT_OK_AND_ASSIGN(data::DatasetPtr ds, MakeDataset(10, 4));
+  FitOptions options;
+  options.class_weight = {{0, 0.5}, {1, 2.0}};
+  std::shared_ptr<History> history;
+  ASSERT_OK_AND_ASSIGN(auto model, FitOneSgdEpoch(ds, options, &history));
+  ExpectNear(history->Get("loss"), {0.629070163}, 2e-6);
+  ExpectNear(history->Get("accuracy"), {0.300000012}, 1e-7);
+  ExpectWeights(*model,
+                {{-0.506830513, -0.411561221, -0.322719008, -0.225082368, -0.13687098,
+                  -0.0445713028, 0.0508643016, 0.137819275, 0.230718732, 0.316594273,
+                  0.412509501, 0.500820935},
+                 {0.110731289, -0.0934567675, 0.0585425384},
+                 {-0.418964952, -0.181035042, -0.0103133498, 0.210313365, 0.38416326,
+                  0.615836799},
+                 {-0.0343677849, 0.134367794}});
+
+  options.class_weight = {{0, 0.5}, {2, 2.0}};
+  absl::Status s = FitOneSgdEpoch(ds, options, &history).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("keys from 0"), std::string::npos) << s;
+  options.class_weight = {{0, 0.5}};  // label 1 has no weight
+  EXPECT_EQ(FitOneSgdEpoch(ds, options, &history).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(FitTest, SampleWeightsMatchTfKeras) {
+  ClearSession();
+  Tensor x, y;
+  MakeData(10, &x, &y);
+  std::vector<float> sw;
+  for (int i = 0; i < 10; ++i) sw.push_back(0.25f * (i % 4));
+  ASSERT_OK_AND_ASSIGN(data::DatasetPtr ds,
+                       data::FromTensorSlices({x, y, tfd::test::AsTensor<float>(sw, {10})}));
+  ASSERT_OK_AND_ASSIGN(ds, data::Batch(ds, 4, false));
+  std::shared_ptr<History> history;
+  ASSERT_OK_AND_ASSIGN(auto model, FitOneSgdEpoch(ds, FitOptions(), &history));
+  ExpectNear(history->Get("loss"), {0.233631045}, 2e-6);
+  ExpectNear(history->Get("accuracy"), {0.300000012}, 1e-7);
+  ExpectWeights(*model,
+                {{-0.502320647, -0.409090906, -0.319930047, -0.225384191, -0.13636364,
+                  -0.0442204885, 0.0464957617, 0.13636364, 0.227874786, 0.316426039,
+                  0.409090906, 0.498673081},
+                 {0.0971756056, -0.100000001, 0.0478933193},
+                 {-0.399720728, -0.200279295, 0, 0.200000003, 0.400647551, 0.599352479},
+                 {0.0271516703, 0.0728483275}});
 }
 
 }  // namespace

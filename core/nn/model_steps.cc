@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/autodiff/gradient_tape.h"
 #include "core/framework/status.h"
+#include "core/nn/loss_scale_optimizer.h"
 #include "core/nn/model.h"
 
 namespace tfd {
@@ -80,12 +81,15 @@ absl::Status Model::TrainExecution(const std::vector<StepInput>& steps) {
         // Read after the call: the first call builds the model.
         vars = TrainableVariables();
         if (!vars.empty()) {
-          TFD_ASSIGN_OR_RETURN(grads, tape.Gradient(loss, LocalVariables(vars)));
+          // Scaled and unscaled when the optimizer is a LossScaleOptimizer.
+          TFD_ASSIGN_OR_RETURN(grads, ComputeScaledGradients(*optimizer_, tape, loss,
+                                                             LocalVariables(vars)));
         }
       }
       if (!vars.empty()) TFD_RETURN_IF_ERROR(optimizer_->ApplyGradients(grads, vars));
       TFD_RETURN_IF_ERROR(MaybeBuildMetrics(ctx, build_metrics && s == 0, batch.y, y_pred));
-      TFD_RETURN_IF_ERROR(compiled_metrics_->Update(batch.y, y_pred, batch.sample_weight));
+      // Compile's metrics ignore sample weights, as Keras's `metrics`.
+      TFD_RETURN_IF_ERROR(compiled_metrics_->Update(batch.y, y_pred));
     }
     return std::vector<Tensor>();
   };
@@ -102,7 +106,8 @@ absl::Status Model::TestExecution(const std::vector<StepInput>& steps) {
       TFD_ASSIGN_OR_RETURN(Tensor y_pred, Call(batch.x, /*training=*/false));
       TFD_RETURN_IF_ERROR(compiled_loss_->Call(batch.y, y_pred, batch.sample_weight).status());
       TFD_RETURN_IF_ERROR(MaybeBuildMetrics(ctx, build_metrics && s == 0, batch.y, y_pred));
-      TFD_RETURN_IF_ERROR(compiled_metrics_->Update(batch.y, y_pred, batch.sample_weight));
+      // Compile's metrics ignore sample weights, as Keras's `metrics`.
+      TFD_RETURN_IF_ERROR(compiled_metrics_->Update(batch.y, y_pred));
     }
     return std::vector<Tensor>();
   };

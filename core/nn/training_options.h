@@ -4,6 +4,7 @@
 #define TFD_CORE_NN_TRAINING_OPTIONS_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -50,6 +51,9 @@ struct FitOptions {
   // epochs (Keras's behaviour), and training stops with a warning if it
   // runs out.
   std::optional<int64_t> steps_per_epoch;
+  // Keras's class_weight: class id (0 .. n-1) -> weight of its samples in
+  // the training loss and metrics (class_weight.h). Empty: none.
+  std::map<int64_t, double> class_weight;
 };
 
 struct EvaluateOptions {

@@ -5,7 +5,8 @@ Run with TF_USE_LEGACY_KERAS=1 and tensorflow-cpu 2.21 / tf-keras 2.21:
 A tiny MLP with fixed weights, 10 samples in batches of 4 (4, 4, 2: a
 partial last batch), SparseCategoricalCrossentropy(from_logits) and
 "accuracy", trained 2 epochs with SGD(momentum) and with Adam, validated
-on the same data. Prints per-batch logs, epoch logs and final weights.
+on the same data; then one SGD epoch with class_weight and one with sample
+weights. Prints per-batch logs, epoch logs and final weights.
 """
 import numpy as np
 import tensorflow as tf
@@ -53,6 +54,29 @@ def run(name, optimizer):
     print("  predict", ", ".join("%.9g" % t for t in m.predict(ds, verbose=0).ravel()))
 
 
+def run_weighted():
+    """One SGD epoch with class_weight, then one with sample weights."""
+    x, y = data()
+    for name in ("class_weight", "sample_weight"):
+        m = model()
+        m.compile(optimizer=keras.optimizers.SGD(learning_rate=0.1),
+                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy"])
+        if name == "class_weight":
+            ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(4)
+            h = m.fit(ds, epochs=1, verbose=0, class_weight={0: 0.5, 1: 2.0})
+        else:
+            sw = np.array([0.25 * (i % 4) for i in range(10)], np.float32)
+            ds = tf.data.Dataset.from_tensor_slices((x, y, sw)).batch(4)
+            h = m.fit(ds, epochs=1, verbose=0)
+        print(name)
+        for k, v in h.history.items():
+            print(" ", k, ["%.9g" % t for t in v])
+        for w in m.get_weights():
+            print("  w", ", ".join("%.9g" % t for t in w.ravel()))
+
+
 if __name__ == "__main__":
   run("sgd", keras.optimizers.SGD(learning_rate=0.1, momentum=0.9))
   run("adam", keras.optimizers.Adam(learning_rate=0.01))
+  run_weighted()
