@@ -555,6 +555,35 @@ TEST(FitTest, SampleWeightsMatchTfKeras) {
                  {0.0271516703, 0.0728483275}});
 }
 
+TEST(FitTest, BinaryHeadResolvesAccuracyToBinaryAccuracyAsTfKeras) {
+  ClearSession();
+  ASSERT_OK_AND_ASSIGN(
+      auto model,
+      Sequential::Make({MakeInputLayer({kNone, 4}),
+                        std::make_shared<Dense>(3, DenseOptions().Activation("relu")),
+                        std::make_shared<Dense>(1, DenseOptions().Activation("sigmoid"))}));
+  const std::vector<Weight> w = model->weights();
+  ASSERT_OK(w[0]->AssignAll(tfd::test::AsTensor<float>(Linspace(-0.5, 0.5, 12), {4, 3})));
+  ASSERT_OK(w[1]->AssignAll(tfd::test::AsTensor<float>({0.1f, -0.1f, 0.05f}, {3})));
+  ASSERT_OK(w[2]->AssignAll(tfd::test::AsTensor<float>({0.3f, -0.2f, 0.5f}, {3, 1})));
+  ASSERT_OK(w[3]->AssignAll(tfd::test::AsTensor<float>({0.05f}, {1})));
+  SGDOptions sgd;
+  sgd.learning_rate = 0.5f;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<SGD> opt, SGD::Create(sgd));
+  ASSERT_OK(model->Compile({std::move(opt), std::make_shared<BinaryCrossentropy>(), {"accuracy"}}));
+
+  Tensor x, y;
+  MakeData(10, &x, &y);
+  std::vector<float> labels;
+  for (double v : Values(y)) labels.push_back(static_cast<float>(v));
+  ASSERT_OK_AND_ASSIGN(data::DatasetPtr ds,
+                       data::FromTensorSlices({x, tfd::test::AsTensor<float>(labels, {10})}));
+  ASSERT_OK_AND_ASSIGN(ds, data::Batch(ds, 4, false));  // [batch] labels, [batch, 1] outputs
+  ASSERT_OK_AND_ASSIGN(auto history, QuietFit(*model, ds, 2));
+  ExpectNear(history->Get("loss"), {0.695301771, 0.650800824}, 2e-6);
+  ExpectNear(history->Get("accuracy"), {0.600000024, 0.600000024}, 1e-7);
+}
+
 }  // namespace
 }  // namespace nn
 }  // namespace tfd
