@@ -584,6 +584,54 @@ TEST(FitTest, BinaryHeadResolvesAccuracyToBinaryAccuracyAsTfKeras) {
   ExpectNear(history->Get("accuracy"), {0.600000024, 0.600000024}, 1e-7);
 }
 
+TEST(FitTest, ValidationFreqAndInitialEpoch) {
+  ClearSession();
+  ASSERT_OK_AND_ASSIGN(auto model, MakeModel());
+  ASSERT_OK(model->Compile({MakeSgd(), LogitsLoss(), {"accuracy"}}));
+  ASSERT_OK_AND_ASSIGN(data::DatasetPtr ds, MakeDataset(10, 4));
+  FitOptions options;
+  options.epochs = 5;
+  options.initial_epoch = 1;
+  options.verbose = 0;
+  options.validation_data = ds;
+  options.validation_freq = 2;
+  options.validation_steps = 1;
+  ASSERT_OK_AND_ASSIGN(auto history, model->Fit(ds, options));
+  EXPECT_EQ(history->epoch(), (std::vector<int>{1, 2, 3, 4}));
+  EXPECT_EQ(history->Get("loss").size(), 4u);
+  // Validated after epochs 2 and 4 (1-based: every second epoch).
+  EXPECT_EQ(history->Get("val_loss").size(), 2u);
+  EXPECT_EQ(history->Get("val_accuracy").size(), 2u);
+  EXPECT_EQ(*model->optimizer()->Iterations(), 12);
+
+  options.validation_freq = 0;
+  EXPECT_EQ(model->Fit(ds, options).status().code(), absl::StatusCode::kInvalidArgument);
+  options.validation_freq = 1;
+  options.validation_steps = 0;
+  EXPECT_EQ(model->Fit(ds, options).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(FitTest, Verbose2PrintsOneLinePerEpoch) {
+  ClearSession();
+  ASSERT_OK_AND_ASSIGN(auto model, MakeModel());
+  ASSERT_OK(model->Compile({MakeSgd(), LogitsLoss(), {"accuracy"}}));
+  ASSERT_OK_AND_ASSIGN(data::DatasetPtr ds, MakeDataset(10, 4));
+  std::string out;
+  double now = 10.0;
+  ProgbarIo io;
+  io.clock = [&] { return now += 0.5; };  // every reading half a second later
+  io.write = [&](absl::string_view text) { out.append(text.data(), text.size()); };
+  io.dynamic_display = true;
+  FitOptions options;
+  options.verbose = 2;
+  options.callbacks = {std::make_shared<ProgbarLogger>(io)};
+  ASSERT_OK(model->Fit(ds, options).status());
+  // One epoch: no "Epoch 1/1" line. The bar starts at 10.5 (epoch begin);
+  // verbose 2 does not update it per batch (nor does Keras), so the end
+  // reads 11.0: half a second ("0s", rounded half to even, as Python).
+  EXPECT_EQ(out, "3/3 - 0s - loss: 0.7118 - accuracy: 0.4000 - 500ms/epoch - 167ms/step\n");
+}
+
 }  // namespace
 }  // namespace nn
 }  // namespace tfd
