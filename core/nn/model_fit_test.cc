@@ -632,6 +632,60 @@ TEST(FitTest, Verbose2PrintsOneLinePerEpoch) {
   EXPECT_EQ(out, "3/3 - 0s - loss: 0.7118 - accuracy: 0.4000 - 500ms/epoch - 167ms/step\n");
 }
 
+TEST(FitTest, TensorsWithValidationSplitMatchTfKeras) {
+  ClearSession();
+  ASSERT_OK_AND_ASSIGN(auto model, MakeModel());
+  ASSERT_OK(model->Compile({MakeSgd(), LogitsLoss(), {"accuracy"}}));
+  Tensor x, y;
+  MakeData(10, &x, &y);
+  FitOptions options;
+  options.epochs = 2;
+  options.verbose = 0;
+  options.batch_size = 3;            // 8 training rows: batches of 3, 3, 2
+  options.validation_split = 0.2;    // the last 2 rows
+  options.shuffle = false;
+  ASSERT_OK_AND_ASSIGN(auto history, model->Fit(x, y, options));
+  ExpectNear(history->Get("loss"), {0.718539655, 0.618280828}, 2e-6);
+  ExpectNear(history->Get("accuracy"), {0.5, 0.625}, 1e-7);
+  ExpectNear(history->Get("val_loss"), {0.650070906, 0.732416272}, 2e-6);
+  ExpectNear(history->Get("val_accuracy"), {1, 0.5}, 1e-7);
+
+  // Shuffled with a seed: reproducible.
+  options.validation_split = 0;
+  options.shuffle = true;
+  options.shuffle_seed = 7;
+  ASSERT_OK_AND_ASSIGN(auto a, MakeModel());
+  ASSERT_OK(a->Compile({MakeSgd(), LogitsLoss(), {}}));
+  ASSERT_OK_AND_ASSIGN(auto b, MakeModel());
+  ASSERT_OK(b->Compile({MakeSgd(), LogitsLoss(), {}}));
+  ASSERT_OK_AND_ASSIGN(auto ha, a->Fit(x, y, options));
+  ASSERT_OK_AND_ASSIGN(auto hb, b->Fit(x, y, options));
+  EXPECT_EQ(ha->Get("loss"), hb->Get("loss"));
+
+  // Keras's errors.
+  options.validation_split = 1.0;
+  EXPECT_EQ(model->Fit(x, y, options).status().code(), absl::StatusCode::kInvalidArgument);
+  options.validation_split = 0.01;  // 9 training rows, 1 held out
+  EXPECT_TRUE(model->Fit(x, y, options).ok());
+  options.validation_split = 0.05;  // 1 row: floor(0.95) = 0 rows of training
+  ASSERT_OK_AND_ASSIGN(Tensor one_x, x.Slice(0, 1));
+  ASSERT_OK_AND_ASSIGN(Tensor one_y, y.Slice(0, 1));
+  absl::Status s = model->Fit(one_x, one_y, options).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("not sufficient"), std::string::npos) << s;
+  options.validation_split = 0;
+  ASSERT_OK_AND_ASSIGN(Tensor short_y, y.Slice(0, 8));
+  s = model->Fit(x, short_y, options).status();
+  EXPECT_NE(s.message().find("Data cardinality is ambiguous"), std::string::npos) << s;
+  options.batch_size = 0;
+  EXPECT_EQ(model->Fit(x, y, options).status().code(), absl::StatusCode::kInvalidArgument);
+  // A dataset does not take validation_split, as in Keras.
+  options.batch_size = 4;
+  options.validation_split = 0.2;
+  ASSERT_OK_AND_ASSIGN(data::DatasetPtr ds, MakeDataset(10, 4));
+  EXPECT_EQ(model->Fit(ds, options).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace nn
 }  // namespace tfd

@@ -6,7 +6,7 @@ A tiny MLP with fixed weights, 10 samples in batches of 4 (4, 4, 2: a
 partial last batch), SparseCategoricalCrossentropy(from_logits) and
 "accuracy", trained 2 epochs with SGD(momentum) and with Adam, validated
 on the same data; then one SGD epoch with class_weight and one with sample
-weights, and a binary sigmoid head. Prints per-batch logs, epoch logs and final weights.
+weights, a binary sigmoid head, and fit on arrays with validation_split. Prints per-batch logs, epoch logs and final weights.
 """
 import numpy as np
 import tensorflow as tf
@@ -96,8 +96,22 @@ def run_binary():
         print(" ", k, ["%.9g" % t for t in v])
 
 
+def run_arrays():
+    """fit(x, y) on arrays: batch_size 3, the last 20% held out, no shuffle."""
+    x, y = data()
+    m = model()
+    m.compile(optimizer=keras.optimizers.SGD(learning_rate=0.1, momentum=0.9),
+              loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+              metrics=["accuracy"])
+    h = m.fit(x, y, batch_size=3, epochs=2, validation_split=0.2, shuffle=False, verbose=0)
+    print("arrays")
+    for k, v in h.history.items():
+        print(" ", k, ["%.9g" % t for t in v])
+
+
 if __name__ == "__main__":
   run("sgd", keras.optimizers.SGD(learning_rate=0.1, momentum=0.9))
   run("adam", keras.optimizers.Adam(learning_rate=0.01))
   run_weighted()
   run_binary()
+  run_arrays()
