@@ -183,7 +183,7 @@ def main():
         os.makedirs(os.path.join(d, "keras"))
         tfd_to_tensorflow(os.path.join(d, "tfd"))
         tensorflow_to_tfd(os.path.join(d, "keras"))
-    print("INTEROP", "FAILED" if FAILURES else "PASSED")
+    print("checkpoint interop:", "FAILED" if FAILURES else "PASSED")
     return 1 if FAILURES else 0
 
 
