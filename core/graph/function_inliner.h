@@ -13,11 +13,13 @@
 // Nested calls are inlined recursively, at most kMaxCallDepth deep
 // (recursion is refused). The result has an empty library.
 //
+// Ops tfd does not know are copied as they are (the graph importer or the
+// loader refuses them, naming node and op); a reference "node:out:k" to
+// one becomes "node:k".
+//
 // Errors, naming the call node: NOT_FOUND for a function missing from the
 // library; INVALID_ARGUMENT for an argument count that does not match the
-// signature or a reference to a node or argument the body lacks;
-// NOT_FOUND "op 'X' is not known to tfd" when a body reference goes
-// through an op whose outputs tfd cannot lay out.
+// signature or a reference to a node or argument the body lacks.
 #ifndef TFD_CORE_GRAPH_FUNCTION_INLINER_H_
 #define TFD_CORE_GRAPH_FUNCTION_INLINER_H_
 
