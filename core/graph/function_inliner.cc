@@ -26,6 +26,10 @@ class Inliner {
   // Appends `node` (inputs already in the outer graph's naming) to the
   // output, inlining it when it is a call.
   absl::Status Emit(tensorflow::NodeDef node, int depth) {
+    if (out_->node_size() >= kMaxInlinedNodes) {
+      return InvalidArgument("inlining function calls makes more than ", kMaxInlinedNodes,
+                             " nodes");
+    }
     if (!IsFunctionCallOp(node.op())) {
       *out_->add_node() = std::move(node);
       return absl::OkStatus();
