@@ -39,7 +39,7 @@ namespace capi {
 // the shapes of the first batch, as Keras does, so they are made on first
 // use (`metrics` empty until then).
 struct CompiledState {
-  std::unique_ptr<nn::Optimizer> optimizer;
+  std::shared_ptr<nn::Optimizer> optimizer;
   std::unique_ptr<nn::Loss> loss;  // Reduction::kNone: the loop scales it.
   std::vector<std::string> metric_names;
   std::vector<std::unique_ptr<nn::MeanMetricWrapper>> metrics;
