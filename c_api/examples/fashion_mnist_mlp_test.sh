@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the C example on a small slice of Fashion-MNIST and checks what it
 # printed: a summary, an epoch with loss and accuracy, a test accuracy
-# above chance, and predictions of the right shape.
+# above chance, the checkpoint's files, and predictions of the right shape.
 set -euo pipefail
 example="$1"
 data_dir=/usr/share/datasets/fashion-mnist
@@ -18,5 +18,8 @@ grep -q 'Total params: 101770' "$log"
 grep -Eq '^Epoch 2/2 - 8 steps - loss: [0-9.]+ - accuracy: [0-9.]+$' "$log"
 accuracy=$(sed -n 's/^test loss: [0-9.]* - test accuracy: \([0-9.]*\)$/\1/p' "$log")
 awk -v a="$accuracy" 'BEGIN { exit !(a > 0.3) }' || { echo "test accuracy $accuracy"; exit 1; }
+grep -q "^checkpoint: $out/checkpoints/ckpt-1\$" "$log"
+test -s "$out/checkpoints/ckpt-1.index"
+test -s "$out/checkpoints/checkpoint"
 grep -q '^predicted logits: \[4, 10\]$' "$log"
 echo "fashion_mnist_mlp_test: passed"

@@ -4,14 +4,18 @@
  * files under "<file_prefix>-<n>" (n counts this model's saves) and
  * records it in the directory's `checkpoint` state file;
  * TFD_ModelRestoreCheckpoint reads such a checkpoint (tfd's or
- * TensorFlow's) back into a model of the same structure.
+ * TensorFlow's) back into a model of the same structure, matching objects
+ * by the checkpoint's object graph; the optimizer too when the model is
+ * compiled, so training resumes where it stopped. A failed restore
+ * changes nothing.
  * TFD_ModelExportSavedModel writes a SavedModel directory with tag "serve"
  * and signature "serving_default", for TF_LoadSessionFromSavedModel,
  * TensorFlow and TF Serving.
  *
- * Errors: TF_INVALID_ARGUMENT for NULLs; TF_FAILED_PRECONDITION for a
- * model not built yet; file system errors; TF_UNIMPLEMENTED where this
- * build of tfd cannot do it yet (the message says what).
+ * Errors: TF_INVALID_ARGUMENT for NULLs or values whose shape or dtype
+ * differ; TF_FAILED_PRECONDITION for a model not built yet; TF_NOT_FOUND
+ * for missing files or objects; TF_DATA_LOSS for damaged ones; file system
+ * errors. TFD_ModelExportSavedModel is TF_UNIMPLEMENTED in this build.
  */
 #ifndef TFD_C_API_TFD_SAVING_H_
 #define TFD_C_API_TFD_SAVING_H_
