@@ -12,6 +12,8 @@
 
 #include "c_api/internal/tfd_structs.h"
 #include "core/io/file.h"
+#include "core/io/record_writer.h"
+#include "core/protobuf/example.pb.h"
 #include "gtest/gtest.h"
 #include "tfd/c_api.h"
 
@@ -332,6 +334,60 @@ TEST(TfdTrainingTest, IdxDatasetScalesImagesAndTrainsAConvNet) {
   TFD_NewDatasetFromIdx((dir + "/missing.idx").c_str(), (dir + "/labels.idx").c_str(), 0, s);
   EXPECT_EQ(s.code(), TF_NOT_FOUND);
   for (TFD_Dataset* d : {raw, shuffled, batched, repeated}) TFD_DeleteDataset(d);
+  TFD_DeleteModel(m);
+}
+
+// Writes `n` tf.train.Examples {"x": 4 floats, "label": int64} to `path`.
+void WriteExamples(const std::string& path, int n) {
+  auto file = tfd::io::NewWritableFile(path);
+  ASSERT_TRUE(file.ok());
+  tfd::io::RecordWriter writer(file->get());
+  for (int i = 0; i < n; ++i) {
+    tensorflow::Example example;
+    auto& features = *example.mutable_features()->mutable_feature();
+    for (int j = 0; j < 4; ++j) features["x"].mutable_float_list()->add_value(0.25f * (i + j));
+    features["label"].mutable_int64_list()->add_value(i % 3);
+    ASSERT_TRUE(writer.WriteRecord(example.SerializeAsString()).ok());
+  }
+  ASSERT_TRUE((*file)->Close().ok());
+}
+
+TEST(TfdTrainingTest, TFRecordExamplesFeedFitAndEvaluate) {
+  const std::string dir = std::getenv("TEST_TMPDIR");
+  WriteExamples(dir + "/a.tfrecord", 6);
+  WriteExamples(dir + "/b.tfrecord", 4);
+  Status s;
+  const std::string a = dir + "/a.tfrecord", b = dir + "/b.tfrecord";
+  const char* files[2] = {a.c_str(), b.c_str()};
+  const char* keys[2] = {"x", "label"};
+  const TF_DataType dtypes[2] = {TF_FLOAT, TF_INT64};
+  const int64_t x_shape[1] = {4};
+  const int64_t* shapes[2] = {x_shape, nullptr};
+  const int ranks[2] = {1, 0};
+  TFD_Dataset* records = TFD_NewDatasetFromTFRecord(files, 2, keys, dtypes, shapes, ranks, 2, s);
+  ASSERT_TF_OK(s);
+  TFD_Dataset* batched = TFD_DatasetBatch(records, 4, 0, s);
+  ASSERT_TF_OK(s);
+  TFD_Model* m = SmallMlp(nullptr, s);
+  CompileSgd(m, s);
+  CallbackLog log;
+  TFD_ModelFit(m, batched, 2, RecordCallback, &log, s);
+  ASSERT_TF_OK(s);
+  EXPECT_EQ(log.step_calls, 6);  // 10 records in batches of 4, 4, 2; twice.
+  double results[2];
+  EXPECT_EQ(TFD_ModelEvaluate(m, batched, results, 2, s), 2);
+  ASSERT_TF_OK(s);
+  EXPECT_TRUE(std::isfinite(results[0]));
+
+  // A missing file is reported when iterating, as tf.data does.
+  const std::string missing = dir + "/missing.tfrecord";
+  const char* missing_files[1] = {missing.c_str()};
+  TFD_Dataset* bad = TFD_NewDatasetFromTFRecord(missing_files, 1, keys, dtypes, shapes, ranks, 2, s);
+  ASSERT_TF_OK(s);
+  TFD_Dataset* bad_batched = TFD_DatasetBatch(bad, 4, 0, s);
+  TFD_ModelFit(m, bad_batched, 1, nullptr, nullptr, s);
+  EXPECT_EQ(s.code(), TF_NOT_FOUND) << s.message();
+  for (TFD_Dataset* d : {records, batched, bad, bad_batched}) TFD_DeleteDataset(d);
   TFD_DeleteModel(m);
 }
 
