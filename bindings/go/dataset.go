@@ -33,9 +33,7 @@ func NewDatasetFromTensors(tensors ...*Tensor) (*Dataset, error) {
 	if len(tensors) == 0 {
 		return nil, errorf(InvalidArgument, "NewDatasetFromTensors: no tensors")
 	}
-	// The array of pointers lives in C memory: cgo forbids passing Go
-	// memory that holds pointers.
-	array := (**C.TF_Tensor)(C.malloc(C.size_t(len(tensors)) * C.size_t(unsafe.Sizeof(uintptr(0)))))
+	array := (**C.TF_Tensor)(cArray(len(tensors)))
 	defer C.free(unsafe.Pointer(array))
 	list := unsafe.Slice(array, len(tensors))
 	for i, t := range tensors {
@@ -63,6 +61,53 @@ func NewDatasetFromIdx(imagesPath, labelsPath string, scale float64) (*Dataset, 
 	s := newStatus()
 	defer s.delete()
 	return newDataset(C.TFD_NewDatasetFromIdx(images, labels, C.double(scale), s.c), s)
+}
+
+// FixedLenFeature is a feature of NewDatasetFromTFRecord: Key of type
+// DType (Float or Int64) and fixed Shape (empty for a scalar).
+type FixedLenFeature struct {
+	Key   string
+	DType DataType
+	Shape []int64
+}
+
+// NewDatasetFromTFRecord reads tf.train.Example records from TFRecord
+// files and parses them as fixed-length features: each element holds the
+// features in order. Missing files and corrupt records are reported while
+// iterating (NotFound, DataLoss), as tf.data does.
+func NewDatasetFromTFRecord(filenames []string, features []FixedLenFeature) (*Dataset, error) {
+	files := cStrings(filenames)
+	defer files.free()
+	keys := make([]string, len(features))
+	for i, f := range features {
+		keys[i] = f.Key
+	}
+	ckeys := cStrings(keys)
+	defer ckeys.free()
+	n := len(features)
+	// Every array lives in C memory: the shapes array holds pointers.
+	types := (*C.TF_DataType)(C.calloc(C.size_t(n+1), C.size_t(unsafe.Sizeof(C.TF_DataType(0)))))
+	defer C.free(unsafe.Pointer(types))
+	ranks := (*C.int)(C.calloc(C.size_t(n+1), C.size_t(unsafe.Sizeof(C.int(0)))))
+	defer C.free(unsafe.Pointer(ranks))
+	shapes := (**C.int64_t)(cArray(n))
+	defer C.free(unsafe.Pointer(shapes))
+	typeList, rankList := unsafe.Slice(types, n), unsafe.Slice(ranks, n)
+	shapeList := unsafe.Slice(shapes, n)
+	for i, f := range features {
+		typeList[i] = C.TF_DataType(f.DType)
+		rankList[i] = C.int(len(f.Shape))
+		if len(f.Shape) > 0 {
+			dims := (*C.int64_t)(C.malloc(C.size_t(len(f.Shape)) * 8))
+			defer C.free(unsafe.Pointer(dims))
+			copy(unsafe.Slice((*int64)(unsafe.Pointer(dims)), len(f.Shape)), f.Shape)
+			shapeList[i] = dims
+		}
+	}
+	s := newStatus()
+	defer s.delete()
+	return newDataset(C.TFD_NewDatasetFromTFRecord(files.array, C.int(len(filenames)), ckeys.array,
+		types, shapes, ranks, C.int(n), s.c), s)
 }
 
 // transform applies one C transform to an open dataset.

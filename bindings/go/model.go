@@ -262,28 +262,3 @@ func (m *Model) Close() error {
 	}
 	return nil
 }
-
-// cStringArray is a C array of C strings, for `const char* const*`.
-type cStringArray struct {
-	array **C.char
-	list  []*C.char
-}
-
-func cStrings(strings []string) cStringArray {
-	if len(strings) == 0 {
-		return cStringArray{}
-	}
-	array := (**C.char)(C.malloc(C.size_t(len(strings)) * C.size_t(unsafe.Sizeof(uintptr(0)))))
-	list := unsafe.Slice(array, len(strings))
-	for i, s := range strings {
-		list[i] = C.CString(s)
-	}
-	return cStringArray{array: array, list: list}
-}
-
-func (a cStringArray) free() {
-	for _, p := range a.list {
-		C.free(unsafe.Pointer(p))
-	}
-	C.free(unsafe.Pointer(a.array))
-}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -132,6 +134,46 @@ func TestDatasetTransforms(t *testing.T) {
 	}
 	if _, err := NewDatasetFromIdx("/nonexistent/images.gz", "/nonexistent/labels.gz", 1.0/255); CodeOf(err) != NotFound {
 		t.Errorf("missing IDX file: %v", err)
+	}
+}
+
+// testdata is a file of bindings/testdata, found through Bazel's runfiles.
+func testdata(t *testing.T, name string) string {
+	root := os.Getenv("TEST_SRCDIR")
+	if root == "" {
+		t.Fatal("TEST_SRCDIR is not set: run the Go tests with bazel test //bindings/go:go_test")
+	}
+	return filepath.Join(root, os.Getenv("TEST_WORKSPACE"), "bindings", "testdata", name)
+}
+
+func TestTFRecordExamplesFeedFit(t *testing.T) {
+	features := []FixedLenFeature{{"x", Float, []int64{4}}, {"y", Int64, nil}}
+	for _, c := range []struct {
+		file string
+		code Code
+	}{{"examples.tfrecord", OK}, {"no_such_file.tfrecord", NotFound}} {
+		m := newMLP(t, nil)
+		records, err := NewDatasetFromTFRecord([]string{testdata(t, c.file)}, features)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := records.Batch(4, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		history, err := m.Fit(context.Background(), d, 2, nil)
+		if CodeOf(err) != c.code {
+			t.Errorf("%s: Fit error %v, want %v", c.file, err, c.code)
+		}
+		if c.code == OK && (len(history) != 2 || !(history[0]["loss"] > 0)) {
+			t.Errorf("%s: history %v", c.file, history)
+		}
+		d.Close()
+		records.Close()
+		m.Close()
+	}
+	if _, err := NewDatasetFromTFRecord([]string{"x"}, []FixedLenFeature{{"x", DataType(99), nil}}); CodeOf(err) != InvalidArgument {
+		t.Errorf("bad data type: %v", err)
 	}
 }
 

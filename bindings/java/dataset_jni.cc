@@ -57,6 +57,45 @@ JNIEXPORT jlong JNICALL Java_org_tfd_Dataset_nativeFromIdx(JNIEnv* env, jclass, 
   return Result(env, d, status);
 }
 
+JNIEXPORT jlong JNICALL Java_org_tfd_Dataset_nativeFromTFRecord(JNIEnv* env, jclass,
+                                                                jobjectArray filenames,
+                                                                jobjectArray keys,
+                                                                jintArray dtypes,
+                                                                jobjectArray shapes) {
+  std::vector<std::string> files, names;
+  if (!tfd::jni::ToStrings(env, filenames, "file name", &files) ||
+      !tfd::jni::ToStrings(env, keys, "feature key", &names)) {
+    return 0;
+  }
+  const int n = static_cast<int>(names.size());
+  std::vector<TF_DataType> types(n);
+  std::vector<jint> type_values(n);
+  if (n > 0) env->GetIntArrayRegion(dtypes, 0, n, type_values.data());
+  for (int i = 0; i < n; ++i) types[i] = static_cast<TF_DataType>(type_values[i]);
+  std::vector<std::vector<int64_t>> dims(n);
+  std::vector<const int64_t*> shape_ptrs(n);
+  std::vector<int> ranks(n);
+  for (int i = 0; i < n; ++i) {
+    auto shape = static_cast<jlongArray>(env->GetObjectArrayElement(shapes, i));
+    if (env->ExceptionCheck()) return 0;
+    dims[i].resize(env->GetArrayLength(shape));
+    if (!dims[i].empty()) {
+      env->GetLongArrayRegion(shape, 0, static_cast<jsize>(dims[i].size()),
+                              reinterpret_cast<jlong*>(dims[i].data()));
+    }
+    env->DeleteLocalRef(shape);
+    shape_ptrs[i] = dims[i].data();
+    ranks[i] = static_cast<int>(dims[i].size());
+  }
+  std::vector<const char*> c_files = tfd::jni::CStrings(files);
+  std::vector<const char*> c_names = tfd::jni::CStrings(names);
+  ScopedStatus status;
+  TFD_Dataset* d = TFD_NewDatasetFromTFRecord(
+      c_files.data(), static_cast<int>(c_files.size()), c_names.data(), types.data(),
+      shape_ptrs.data(), ranks.data(), n, status.get());
+  return Result(env, d, status);
+}
+
 JNIEXPORT jlong JNICALL Java_org_tfd_Dataset_nativeShuffle(JNIEnv* env, jclass, jlong pointer,
                                                            jlong buffer_size, jlong seed,
                                                            jboolean reshuffle) {

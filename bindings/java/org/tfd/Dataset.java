@@ -58,6 +58,32 @@ public final class Dataset implements AutoCloseable {
     return new Dataset(nativeFromIdx(imagesPath, labelsPath, scale));
   }
 
+  /**
+   * tf.train.Example records read from TFRecord files and parsed as
+   * fixed-length features: element i holds, in order, feature {@code
+   * keys[k]} of type {@code dataTypes[k]} (FLOAT or INT64) and shape {@code
+   * shapes[k]} (empty for a scalar). Missing files and corrupt records are
+   * reported while iterating (NotFoundException, DATA_LOSS), as tf.data does.
+   */
+  public static Dataset fromTFRecord(
+      String[] filenames, String[] keys, DataType[] dataTypes, long[][] shapes) {
+    if (filenames == null || keys == null || dataTypes == null || shapes == null) {
+      throw new InvalidArgumentException("fromTFRecord: no argument may be null");
+    }
+    if (keys.length != dataTypes.length || keys.length != shapes.length) {
+      throw new InvalidArgumentException(
+          "fromTFRecord: keys, dataTypes and shapes must have one entry per feature");
+    }
+    int[] types = new int[dataTypes.length];
+    for (int i = 0; i < types.length; i++) {
+      if (dataTypes[i] == null || shapes[i] == null) {
+        throw new InvalidArgumentException("fromTFRecord: feature " + i + " has a null type or shape");
+      }
+      types[i] = dataTypes[i].value();
+    }
+    return new Dataset(nativeFromTFRecord(filenames, keys, types, shapes));
+  }
+
   /** A buffer of {@code bufferSize} elements; deterministic for a nonzero seed. */
   public Dataset shuffle(long bufferSize, long seed, boolean reshuffleEachIteration) {
     return new Dataset(nativeShuffle(handle.get(), bufferSize, seed, reshuffleEachIteration));
@@ -100,6 +126,9 @@ public final class Dataset implements AutoCloseable {
   private static native long nativeFromTensors(long[] tensors);
 
   private static native long nativeFromIdx(String images, String labels, double scale);
+
+  private static native long nativeFromTFRecord(
+      String[] filenames, String[] keys, int[] dataTypes, long[][] shapes);
 
   private static native long nativeShuffle(long pointer, long bufferSize, long seed, boolean reshuffle);
 

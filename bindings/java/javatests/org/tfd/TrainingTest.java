@@ -106,6 +106,30 @@ class TrainingTest {
   }
 
   @Test
+  void tfRecordExamplesFeedFit() {
+    String[] files = {"bindings/testdata/examples.tfrecord"};
+    String[] keys = {"x", "y"};
+    DataType[] types = {DataType.FLOAT, DataType.INT64};
+    long[][] shapes = {{4}, {}};
+    try (Model model = mlp(null);
+        Dataset records = Dataset.fromTFRecord(files, keys, types, shapes);
+        Dataset batches = records.batch(4)) {
+      List<Map<String, Double>> history = model.fit(batches, 2, null);
+      assertEquals(2, history.size());
+      assertTrue(history.get(0).get("loss") > 0, history.toString());
+    }
+    String[] missing = {"bindings/testdata/no_such_file.tfrecord"};
+    try (Model model = mlp(null);
+        Dataset records = Dataset.fromTFRecord(missing, keys, types, shapes);
+        Dataset batches = records.batch(4)) {
+      assertThrows(NotFoundException.class, () -> model.fit(batches, 1, null));
+    }
+    assertThrows(
+        InvalidArgumentException.class,
+        () -> Dataset.fromTFRecord(files, keys, new DataType[] {DataType.FLOAT}, shapes));
+  }
+
+  @Test
   void fitTrainsAndReportsEveryStep() {
     try (Strategy mirrored = Strategy.mirrored(2);
         Model model = mlp(mirrored);
