@@ -1,5 +1,5 @@
-// Parity of the cuDNN Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter
-// kernels with the CPU kernels (float32 1e-5, 16-bit 1e-2 relative to the
+// Parity of the cuDNN Conv2D, Conv2DBackpropInput, Conv2DBackpropFilter,
+// MaxPool(Grad) and AvgPool(Grad) kernels with the CPU kernels (float32 1e-5, 16-bit 1e-2 relative to the
 // largest magnitude) over strides, dilations, SAME (symmetric and
 // asymmetric), VALID and EXPLICIT padding, batch 1 and an empty batch;
 // NCHW on the GPU against NHWC on the CPU through transposes. They need a
@@ -54,7 +54,8 @@ AttrMap Attrs(const ConvCase& c, const std::string& format) {
 }
 
 TEST(ConvGpuRegistrationTest, RegisteredForTheFloatingTypes) {
-  for (const char* op : {"Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"}) {
+  for (const char* op : {"Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPool",
+                         "MaxPoolGrad", "AvgPool", "AvgPoolGrad"}) {
     for (DataType t : {DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16}) {
       EXPECT_TRUE(LookupKernel(op, DeviceType::kGPU, t).ok()) << op << " " << DataTypeName(t);
     }
@@ -115,12 +116,57 @@ class ConvGpuTest : public ::testing::Test {
     }
   }
 
+  template <typename T>
+  void CheckPooling() {
+    struct PoolCase {
+      int64_t n, h, c, k, stride;
+      std::string padding;
+    } cases[] = {{2, 8, 3, 2, 2, "VALID"}, {2, 28, 4, 2, 2, "SAME"}, {1, 9, 2, 3, 1, "SAME"},
+                 {3, 7, 5, 3, 2, "SAME"}, {1, 10, 1, 3, 3, "VALID"}};
+    for (const PoolCase& c : cases) {
+      SCOPED_TRACE(testing::Message() << DataTypeName(DataTypeToEnum<T>::value) << " " << c.h
+                                      << " k" << c.k << " s" << c.stride << " " << c.padding);
+      AttrMap a;
+      a.Set("ksize", std::vector<int64_t>{1, c.k, c.k, 1});
+      a.Set("strides", std::vector<int64_t>{1, c.stride, c.stride, 1});
+      a.Set("padding", c.padding);
+      const Tensor x = test::RandomTensor<T>({c.n, c.h, c.h, c.c}, 4);
+      test::ExpectGpuMatchesCpu("MaxPool", {x}, a, gpu_);
+      test::ExpectGpuMatchesCpu("AvgPool", {x}, a, gpu_);
+      absl::StatusOr<Tensor> y = Execute1("MaxPool", {x}, a, HostDevice());
+      ASSERT_TRUE(y.ok()) << y.status();
+      const Tensor dy = test::RandomTensor<T>(y->shape(), 5);
+      // 16-bit inputs tie within a window often enough for the two
+      // devices to route a gradient to different (equal) maxima; float32
+      // random values do not tie.
+      if (DataTypeToEnum<T>::value == DT_FLOAT) {
+        test::ExpectGpuMatchesCpu("MaxPoolGrad", {x, *y, dy}, a, gpu_);
+      }
+      test::ExpectGpuMatchesCpu("AvgPoolGrad", {test::Int32Vector({c.n, c.h, c.h, c.c}), dy}, a,
+                                gpu_);
+    }
+  }
+
   CudaDevice* gpu_ = nullptr;
 };
 
 TEST_F(ConvGpuTest, Float32MatchesCpu) { CheckParity<float>(); }
 TEST_F(ConvGpuTest, HalfMatchesCpu) { CheckParity<half>(); }
 TEST_F(ConvGpuTest, Bfloat16MatchesCpu) { CheckParity<bfloat16>(); }
+TEST_F(ConvGpuTest, PoolingFloat32MatchesCpu) { CheckPooling<float>(); }
+TEST_F(ConvGpuTest, PoolingHalfMatchesCpu) { CheckPooling<half>(); }
+TEST_F(ConvGpuTest, PoolingBfloat16MatchesCpu) { CheckPooling<bfloat16>(); }
+
+TEST_F(ConvGpuTest, PaddingCuDnnCannotExpressIsUnimplemented) {
+  AttrMap a;
+  a.Set("ksize", std::vector<int64_t>{1, 3, 3, 1});
+  a.Set("strides", std::vector<int64_t>{1, 2, 2, 1});
+  a.Set("padding", std::string("SAME"));
+  absl::StatusOr<Tensor> y =
+      Execute1("MaxPool", {test::RandomTensor<float>({1, 8, 8, 2}, 1)}, a, gpu_);
+  ASSERT_FALSE(y.ok());
+  EXPECT_EQ(y.status().code(), absl::StatusCode::kUnimplemented);
+}
 
 TEST_F(ConvGpuTest, BadShapesAreErrorsNotCrashes) {
   const Tensor x = test::RandomTensor<float>({1, 5, 5, 3}, 1);

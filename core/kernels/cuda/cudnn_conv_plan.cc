@@ -91,5 +91,27 @@ absl::StatusOr<CudnnConvPlan> MakeCudnnConvPlan(const Conv2DGeometry& g) {
   return p;
 }
 
+absl::StatusOr<CudnnPoolPlan> MakeCudnnPoolPlan(const PoolGeometry& g) {
+  if (SymmetricOutput(g.rows, g.rows.pad_before) != g.rows.output ||
+      SymmetricOutput(g.cols, g.cols.pad_before) != g.cols.output) {
+    return absl::UnimplementedError(absl::StrCat(
+        "GPU pooling supports padding that is the same on both sides or never read; got ",
+        g.rows.pad_before, "/", g.rows.pad_after, " rows and ", g.cols.pad_before, "/",
+        g.cols.pad_after, " columns (pad the input explicitly, e.g. ZeroPadding2D, and use "
+        "VALID)"));
+  }
+  CudnnPoolPlan p;
+  TFD_ASSIGN_OR_RETURN(p.input, ViewOf(g.format, g.batch, g.depth, g.rows.input, g.cols.input));
+  TFD_ASSIGN_OR_RETURN(p.output,
+                       ViewOf(g.format, g.batch, g.depth, g.rows.output, g.cols.output));
+  p.window_h = static_cast<int>(g.rows.filter);
+  p.window_w = static_cast<int>(g.cols.filter);
+  p.pad_h = static_cast<int>(g.rows.pad_before);
+  p.pad_w = static_cast<int>(g.cols.pad_before);
+  p.stride_h = static_cast<int>(g.rows.stride);
+  p.stride_w = static_cast<int>(g.cols.stride);
+  return p;
+}
+
 }  // namespace cuda_kernels
 }  // namespace tfd

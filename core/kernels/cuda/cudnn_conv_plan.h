@@ -1,6 +1,7 @@
-// How a Conv2D (or one of its backprops) maps onto cuDNN: plain C++, so
-// the mapping is built and tested in every build (cudnn_conv_plan_test);
-// cudnn_conv_kernels.cc turns it into descriptors and calls.
+// How a Conv2D (or one of its backprops) and 2-D pooling map onto cuDNN:
+// plain C++, so the mapping is built and tested in every build
+// (cudnn_conv_plan_test); cudnn_conv_kernels.cc and cudnn_pool_kernels.cc
+// turn it into descriptors and calls.
 //
 // cuDNN describes 4-D tensors as (N, C, H, W) with any element strides, so
 // NHWC and NCHW buffers are used in place. Filters are another matter:
@@ -67,6 +68,20 @@ struct CudnnConvPlan {
 
 // UNIMPLEMENTED when a dimension or stride does not fit cuDNN's int.
 absl::StatusOr<CudnnConvPlan> MakeCudnnConvPlan(const Conv2DGeometry& g);
+
+struct CudnnPoolPlan {
+  NchwView input;
+  NchwView output;
+  int window_h = 1, window_w = 1;
+  int pad_h = 0, pad_w = 0;
+  int stride_h = 1, stride_w = 1;
+};
+
+// UNIMPLEMENTED when the padding is asymmetric in a way symmetric padding
+// cannot reproduce (SAME windows of even inputs with odd padding: a padded
+// copy would need -inf for max and would change average counts), or a
+// size does not fit cuDNN's int.
+absl::StatusOr<CudnnPoolPlan> MakeCudnnPoolPlan(const PoolGeometry& g);
 
 }  // namespace cuda_kernels
 }  // namespace tfd

@@ -4,6 +4,8 @@
 // here element by element).
 #include "core/kernels/cuda/cudnn_conv_plan.h"
 
+#include <array>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -93,6 +95,34 @@ TEST(CudnnConvPlanTest, AsymmetricSamePaddingCopiesTheInput) {
             EXPECT_EQ(padded[Offset(p->input, n, ch, h, w)], expected);
           }
   }
+}
+
+PoolGeometry Pool(int64_t h, int64_t k, int64_t stride, Padding padding) {
+  PoolAttrs attrs;
+  attrs.ksize_rows = attrs.ksize_cols = k;
+  attrs.stride_rows = attrs.stride_cols = stride;
+  attrs.padding = padding;
+  absl::StatusOr<PoolGeometry> g = ComputePoolGeometry(attrs, TensorShape({2, h, h, 3}));
+  EXPECT_TRUE(g.ok()) << g.status();
+  return *g;
+}
+
+TEST(CudnnPoolPlanTest, SymmetricOrNeverReadPaddingIsAccepted) {
+  // 2x2/2 SAME on 28: no padding. 3x3/1 SAME: 1 on each side. 3x3/2 SAME on
+  // 7: 1 on each side.
+  for (const auto& [h, k, stride, pad] :
+       std::vector<std::array<int64_t, 4>>{{28, 2, 2, 0}, {28, 3, 1, 1}, {7, 3, 2, 1}}) {
+    absl::StatusOr<CudnnPoolPlan> p = MakeCudnnPoolPlan(Pool(h, k, stride, Padding::kSame));
+    ASSERT_TRUE(p.ok()) << p.status();
+    EXPECT_EQ(p->pad_h, pad);
+    EXPECT_EQ(p->window_w, k);
+    EXPECT_EQ(p->input.c_stride, 1);  // NHWC
+  }
+  // 3x3/2 SAME on 8 pads 0 before and 1 after: not expressible.
+  absl::StatusOr<CudnnPoolPlan> odd = MakeCudnnPoolPlan(Pool(8, 3, 2, Padding::kSame));
+  ASSERT_FALSE(odd.ok());
+  EXPECT_EQ(odd.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(odd.status().message().find("0/1 rows"), std::string::npos);
 }
 
 }  // namespace
