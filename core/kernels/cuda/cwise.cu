@@ -5,6 +5,7 @@
 // branch never diverges; only kGeneral pays for index arithmetic, one
 // division per merged dimension. 16-bit types load into float, compute and
 // round once on store.
+#include <algorithm>
 #include <cmath>
 
 #include "core/kernels/cuda/cwise.h"
@@ -102,6 +103,24 @@ __global__ void UnaryKernel(const T* __restrict__ x, T* __restrict__ y, int64_t 
   }
 }
 
+// The inputs of one AddN launch; `accumulate` adds onto out's values.
+template <typename N>
+struct AddNTable {
+  const N* in[kMaxAddNInputs];
+  int count;
+  bool accumulate;
+};
+
+template <typename N>
+__global__ void AddNKernel(AddNTable<N> t, N* __restrict__ out, int64_t n) {
+  using A = typename Acc<N>::type;
+  for (int64_t i = ThreadIndex(); i < n; i += GridSize()) {
+    A acc = t.accumulate ? Load<A>(out[i]) : A(0);
+    for (int k = 0; k < t.count; ++k) acc += Load<A>(t.in[k][i]);
+    out[i] = Store<N>(acc);
+  }
+}
+
 template <typename N, BinaryOp kOp>
 void Binary(const N* x, const N* y, N* z, int64_t n, const BroadcastParams& p, cudaStream_t s) {
   BinaryKernel<N, kOp><<<BlocksFor(n), kThreadsPerBlock, 0, s>>>(x, y, z, n, p);
@@ -173,6 +192,23 @@ cudaError_t LaunchUnary(UnaryOp op, const T* x, T* y, int64_t n, cudaStream_t st
   return cudaGetLastError();
 }
 
+template <typename T>
+cudaError_t LaunchAddN(const T* const* inputs, int count, T* sum, int64_t n,
+                       cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  using N = typename Native<T>::type;
+  for (int first = 0; first < count; first += kMaxAddNInputs) {
+    AddNTable<N> t;
+    t.count = std::min(kMaxAddNInputs, count - first);
+    t.accumulate = first > 0;
+    for (int k = 0; k < t.count; ++k) t.in[k] = reinterpret_cast<const N*>(inputs[first + k]);
+    AddNKernel<N><<<BlocksFor(n), kThreadsPerBlock, 0, stream>>>(t, reinterpret_cast<N*>(sum), n);
+    const cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess) return err;
+  }
+  return cudaSuccess;
+}
+
 #define TFD_INSTANTIATE_CWISE(T)                                                           \
   template cudaError_t LaunchBinary<T>(BinaryOp, const T*, const T*, T*, int64_t,         \
                                        const BroadcastParams&, cudaStream_t);             \
@@ -182,6 +218,15 @@ TFD_INSTANTIATE_CWISE(double)
 TFD_INSTANTIATE_CWISE(tfd::half)
 TFD_INSTANTIATE_CWISE(tfd::bfloat16)
 #undef TFD_INSTANTIATE_CWISE
+#define TFD_INSTANTIATE_ADDN(T) \
+  template cudaError_t LaunchAddN<T>(const T* const*, int, T*, int64_t, cudaStream_t);
+TFD_INSTANTIATE_ADDN(float)
+TFD_INSTANTIATE_ADDN(double)
+TFD_INSTANTIATE_ADDN(tfd::half)
+TFD_INSTANTIATE_ADDN(tfd::bfloat16)
+TFD_INSTANTIATE_ADDN(int32_t)
+TFD_INSTANTIATE_ADDN(int64_t)
+#undef TFD_INSTANTIATE_ADDN
 
 }  // namespace cuda_kernels
 }  // namespace tfd

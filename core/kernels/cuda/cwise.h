@@ -61,6 +61,15 @@ cudaError_t LaunchBinary(BinaryOp op, const T* x, const T* y, T* z, int64_t n,
 template <typename T>
 cudaError_t LaunchUnary(UnaryOp op, const T* x, T* y, int64_t n, cudaStream_t stream);
 
+// sum[i] = inputs[0][i] + ... + inputs[count - 1][i], accumulated in the
+// arithmetic type and rounded once; count >= 1. T may also be int32_t or
+// int64_t. Up to kMaxAddNInputs inputs per launch; more take further
+// launches that add onto `sum`.
+constexpr int kMaxAddNInputs = 16;
+template <typename T>
+cudaError_t LaunchAddN(const T* const* inputs, int count, T* sum, int64_t n,
+                       cudaStream_t stream);
+
 }  // namespace cuda_kernels
 }  // namespace tfd
 

@@ -3,6 +3,8 @@
 // and bfloat16: binary ops with broadcasting and unary ops, from cwise.cu.
 // The broadcast plan is built on the host (launch_plan_builders.h) from
 // the shapes the op's shape function checked.
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "core/device/cuda/cuda_device.h"
 #include "core/device/cuda/cuda_status.h"
@@ -47,6 +49,25 @@ absl::Status UnaryGpu(KernelContext& ctx) {
                                                       x.NumElements(), gpu->stream()));
 }
 
+// inputs: N tensors of one shape -> their sum.
+template <typename T>
+absl::Status AddNGpu(KernelContext& ctx) {
+  std::vector<const T*> inputs;
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    if (ctx.input(i).shape() != ctx.input(0).shape()) {
+      return ctx.Error("inputs must have the same shape, got ", ctx.input(0).shape().DebugString(),
+                       " and ", ctx.input(i).shape().DebugString());
+    }
+    inputs.push_back(ctx.input(i).data<T>());
+  }
+  TFD_ASSIGN_OR_RETURN(Tensor * sum, ctx.AllocateOutput(0));
+  TFD_ASSIGN_OR_RETURN(CudaDevice * gpu, AsCudaDevice(ctx.device()));
+  TFD_RETURN_IF_ERROR(gpu->Activate());
+  return TFD_CUDA_STATUS(cuda_kernels::LaunchAddN<T>(
+      inputs.data(), static_cast<int>(inputs.size()), sum->data<T>(), sum->NumElements(),
+      gpu->stream()));
+}
+
 #define TFD_BINARY_GPU(NAME, OP, T) \
   TFD_REGISTER_KERNEL(NAME, DeviceType::kGPU, DataTypeToEnum<T>::value, (BinaryGpu<T, OP>));
 #define TFD_UNARY_GPU(NAME, OP, T) \
@@ -79,6 +100,12 @@ absl::Status UnaryGpu(KernelContext& ctx) {
   TFD_UNARY_GPU("Cos", UnaryOp::kCos, T)                                 \
   TFD_UNARY_GPU("Tanh", UnaryOp::kTanh, T)                               \
   TFD_UNARY_GPU("Sigmoid", UnaryOp::kSigmoid, T)
+TFD_REGISTER_KERNEL("AddN", DeviceType::kGPU, DT_FLOAT, AddNGpu<float>);
+TFD_REGISTER_KERNEL("AddN", DeviceType::kGPU, DT_DOUBLE, AddNGpu<double>);
+TFD_REGISTER_KERNEL("AddN", DeviceType::kGPU, DT_HALF, AddNGpu<half>);
+TFD_REGISTER_KERNEL("AddN", DeviceType::kGPU, DT_BFLOAT16, AddNGpu<bfloat16>);
+TFD_REGISTER_KERNEL("AddN", DeviceType::kGPU, DT_INT32, AddNGpu<int32_t>);
+TFD_REGISTER_KERNEL("AddN", DeviceType::kGPU, DT_INT64, AddNGpu<int64_t>);
 TFD_CWISE_GPU(float)
 TFD_CWISE_GPU(double)
 TFD_CWISE_GPU(half)

@@ -36,7 +36,7 @@ struct Native<tfd::bfloat16> {
 };
 
 // Arithmetic type: float for the 16-bit types and float, double for
-// double, as the CPU kernels compute.
+// double, integers their own type, as the CPU kernels compute.
 template <typename T>
 struct Acc {
   using type = float;
@@ -44,6 +44,14 @@ struct Acc {
 template <>
 struct Acc<double> {
   using type = double;
+};
+template <>
+struct Acc<int32_t> {
+  using type = int32_t;
+};
+template <>
+struct Acc<int64_t> {
+  using type = int64_t;
 };
 
 template <typename A, typename T>

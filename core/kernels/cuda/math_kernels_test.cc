@@ -36,7 +36,7 @@ TEST(MathGpuRegistrationTest, RegisteredForTheFloatingTypes) {
   ops.insert(ops.end(), std::begin(kUnaryOps), std::end(kUnaryOps));
   ops.insert(ops.end(), std::begin(kPositiveUnaryOps), std::end(kPositiveUnaryOps));
   ops.insert(ops.end(), std::begin(kReductions), std::end(kReductions));
-  for (const char* op : {"BiasAdd", "BiasAddGrad", "Softmax", "LogSoftmax",
+  for (const char* op : {"AddN", "BiasAdd", "BiasAddGrad", "Softmax", "LogSoftmax",
                          "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits"}) {
     ops.push_back(op);
   }
@@ -45,6 +45,7 @@ TEST(MathGpuRegistrationTest, RegisteredForTheFloatingTypes) {
       EXPECT_TRUE(LookupKernel(op, DeviceType::kGPU, t).ok()) << op << " " << DataTypeName(t);
     }
   }
+  EXPECT_TRUE(LookupKernel("Cast", DeviceType::kGPU, DT_INVALID).ok());
 }
 
 class MathGpuTest : public ::testing::Test {
@@ -206,6 +207,37 @@ TEST_F(MathGpuTest, ReductionsDouble) { CheckReductions<double>(); }
 TEST_F(MathGpuTest, BiasFloat32) { CheckBias<float>(); }
 TEST_F(MathGpuTest, BiasHalf) { CheckBias<half>(); }
 TEST_F(MathGpuTest, BiasBfloat16) { CheckBias<bfloat16>(); }
+
+TEST_F(MathGpuTest, CastMatchesCpu) {
+  const DataType types[] = {DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16, DT_INT32, DT_INT64,
+                            DT_BOOL};
+  // Values whose integer conversions are defined: |x| < 2^31, no NaN.
+  const Tensor base = test::RandomTensor<float>({1000}, 11, -300, 300);
+  for (DataType src : types) {
+    absl::StatusOr<Tensor> x =
+        Execute1("Cast", {base}, AttrMap().Set("DstT", src), HostDevice());
+    ASSERT_TRUE(x.ok()) << x.status();
+    for (DataType dst : types) {
+      SCOPED_TRACE(testing::Message() << DataTypeName(src) << " -> " << DataTypeName(dst));
+      const AttrMap attrs = AttrMap().Set("DstT", dst);
+      absl::StatusOr<Tensor> on_gpu = Execute1("Cast", {*x}, attrs, gpu_);
+      absl::StatusOr<Tensor> on_cpu = Execute1("Cast", {*x}, attrs, HostDevice());
+      ASSERT_TRUE(on_gpu.ok() && on_cpu.ok()) << on_gpu.status() << on_cpu.status();
+      EXPECT_EQ(on_gpu->dtype(), dst);
+      // Conversions are exact or correctly rounded on both devices.
+      EXPECT_EQ(test::ToDoubles(*on_gpu->CopyTo(HostDevice())), test::ToDoubles(*on_cpu));
+    }
+  }
+}
+
+TEST_F(MathGpuTest, AddNMatchesCpu) {
+  for (int n : {1, 2, 17, 40}) {  // 17 and 40 take more than one launch
+    std::vector<Tensor> inputs;
+    for (int i = 0; i < n; ++i) inputs.push_back(test::RandomTensor<float>({999}, 20 + i));
+    SCOPED_TRACE(testing::Message() << n << " inputs");
+    test::ExpectGpuMatchesCpu("AddN", inputs, AttrMap(), gpu_);
+  }
+}
 
 TEST_F(MathGpuTest, EmptyReductionsGiveTheIdentity) {
   const Tensor x = test::RandomTensor<float>({3, 0}, 1);
