@@ -25,12 +25,14 @@
 #ifndef TFD_CORE_NN_MODEL_H_
 #define TFD_CORE_NN_MODEL_H_
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/nn/layer.h"
+#include "core/nn/optimizer.h"
 #include "core/nn/summary.h"
 
 namespace tfd {
@@ -59,6 +61,15 @@ class Model : public Layer {
   // The table Summary() formats.
   absl::StatusOr<SummaryTable> MakeSummaryTable() const;
 
+  // Keras's model.stop_training: a callback sets it to end Fit after the
+  // current batch; Fit clears it when it starts. Thread-safe.
+  bool stop_training() const { return stop_training_.load(std::memory_order_acquire); }
+  void set_stop_training(bool stop) { stop_training_.store(stop, std::memory_order_release); }
+
+  // The optimizer given to Compile (Keras's model.optimizer), owned by the
+  // model; null before Compile.
+  Optimizer* optimizer() const { return optimizer_.get(); }
+
  protected:
   Model(absl::string_view class_name, const LayerOptions& options) : Layer(class_name, options) {}
   bool autocast() const override { return false; }
@@ -67,6 +78,10 @@ class Model : public Layer {
   virtual bool SequentialLike() const = 0;
   // The "Connected to" entries of `layer` within this model.
   virtual std::vector<std::string> ConnectionsOf(const Layer& layer) const { return {}; }
+
+ private:
+  std::shared_ptr<Optimizer> optimizer_;
+  std::atomic<bool> stop_training_{false};
 };
 
 // Keras's layer.output_shape as the summary prints it: the shape of the

@@ -14,7 +14,7 @@ extern "C" {
 #endif
 
 /* The TensorFlow C API version this library implements, with tfd's own
- * version as semver build metadata: "2.21.0+tfd.0.1.0". */
+ * version as semver build metadata: "2.21.0+tfd.0.2.0". */
 TF_CAPI_EXPORT extern const char* TF_Version(void);
 
 #ifdef __cplusplus
