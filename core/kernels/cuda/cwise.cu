@@ -25,6 +25,11 @@ __device__ __forceinline__ A Apply(A a, A b) {
   if constexpr (kOp == BinaryOp::kMinimum) return isnan(a) ? a : (a < b ? a : b);
   if constexpr (kOp == BinaryOp::kSquaredDifference) return (a - b) * (a - b);
   if constexpr (kOp == BinaryOp::kDivNoNan) return b == A(0) ? A(0) : a / b;
+  if constexpr (kOp == BinaryOp::kSigmoidGrad) return b * a * (A(1) - a);
+  if constexpr (kOp == BinaryOp::kTanhGrad) return b * (A(1) - a * a);
+  if constexpr (kOp == BinaryOp::kSqrtGrad) return b * A(0.5) / a;
+  if constexpr (kOp == BinaryOp::kRsqrtGrad) return b * A(-0.5) * a * a * a;
+  if constexpr (kOp == BinaryOp::kReciprocalGrad) return -b * a * a;
 }
 
 template <UnaryOp kOp, typename A>
@@ -154,6 +159,11 @@ cudaError_t LaunchBinary(BinaryOp op, const T* x, const T* y, T* z, int64_t n,
     TFD_BINARY_CASE(kMinimum)
     TFD_BINARY_CASE(kSquaredDifference)
     TFD_BINARY_CASE(kDivNoNan)
+    TFD_BINARY_CASE(kSigmoidGrad)
+    TFD_BINARY_CASE(kTanhGrad)
+    TFD_BINARY_CASE(kSqrtGrad)
+    TFD_BINARY_CASE(kRsqrtGrad)
+    TFD_BINARY_CASE(kReciprocalGrad)
 #undef TFD_BINARY_CASE
   }
   return cudaGetLastError();

@@ -29,6 +29,13 @@ enum class BinaryOp {
   kMinimum,
   kSquaredDifference,
   kDivNoNan,
+  // Gradients from an op's output y (x here) and the upstream dy (y here),
+  // same shapes, as TensorFlow's *Grad ops define them.
+  kSigmoidGrad,     // dy * y * (1 - y)
+  kTanhGrad,        // dy * (1 - y * y)
+  kSqrtGrad,        // dy * 0.5 / y
+  kRsqrtGrad,       // dy * -0.5 * y * y * y
+  kReciprocalGrad,  // -dy * y * y
 };
 
 enum class UnaryOp {

@@ -83,6 +83,11 @@ absl::Status AddNGpu(KernelContext& ctx) {
   TFD_BINARY_GPU("Minimum", BinaryOp::kMinimum, T)                       \
   TFD_BINARY_GPU("SquaredDifference", BinaryOp::kSquaredDifference, T)   \
   TFD_BINARY_GPU("DivNoNan", BinaryOp::kDivNoNan, T)                     \
+  TFD_BINARY_GPU("SigmoidGrad", BinaryOp::kSigmoidGrad, T)               \
+  TFD_BINARY_GPU("TanhGrad", BinaryOp::kTanhGrad, T)                     \
+  TFD_BINARY_GPU("SqrtGrad", BinaryOp::kSqrtGrad, T)                     \
+  TFD_BINARY_GPU("RsqrtGrad", BinaryOp::kRsqrtGrad, T)                   \
+  TFD_BINARY_GPU("ReciprocalGrad", BinaryOp::kReciprocalGrad, T)         \
   TFD_UNARY_GPU("Neg", UnaryOp::kNeg, T)                                 \
   TFD_UNARY_GPU("Abs", UnaryOp::kAbs, T)                                 \
   TFD_UNARY_GPU("Sign", UnaryOp::kSign, T)                               \

@@ -30,12 +30,16 @@ const char* const kUnaryOps[] = {"Neg", "Abs", "Sign", "Square", "Exp", "Floor",
 // Ops that need positive inputs.
 const char* const kPositiveUnaryOps[] = {"Sqrt", "Rsqrt", "Log", "Log1p", "Reciprocal"};
 const char* const kReductions[] = {"Sum", "Mean", "Max", "Min", "Prod"};
+// Gradients from an output y and the upstream dy, same shapes.
+const char* const kGradOps[] = {"SigmoidGrad", "TanhGrad", "SqrtGrad", "RsqrtGrad",
+                                "ReciprocalGrad"};
 
 TEST(MathGpuRegistrationTest, RegisteredForTheFloatingTypes) {
   std::vector<const char*> ops(std::begin(kBinaryOps), std::end(kBinaryOps));
   ops.insert(ops.end(), std::begin(kUnaryOps), std::end(kUnaryOps));
   ops.insert(ops.end(), std::begin(kPositiveUnaryOps), std::end(kPositiveUnaryOps));
   ops.insert(ops.end(), std::begin(kReductions), std::end(kReductions));
+  ops.insert(ops.end(), std::begin(kGradOps), std::end(kGradOps));
   for (const char* op : {"AddN", "BiasAdd", "BiasAddGrad", "Softmax", "LogSoftmax",
                          "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits"}) {
     ops.push_back(op);
@@ -87,6 +91,10 @@ class MathGpuTest : public ::testing::Test {
       for (const char* op : kPositiveUnaryOps) {
         SCOPED_TRACE(testing::Message() << op << " n=" << n);
         test::ExpectGpuMatchesCpu(op, {positive}, AttrMap(), gpu_);
+      }
+      for (const char* op : kGradOps) {
+        SCOPED_TRACE(testing::Message() << op << " n=" << n);
+        test::ExpectGpuMatchesCpu(op, {positive, any}, AttrMap(), gpu_);
       }
     }
   }
