@@ -1,9 +1,9 @@
 // GPU kernels of the shape and fill ops that layers and gradients use
 // between the math: Reshape, Identity, ExpandDims and Squeeze (views of
 // the input, no copy, whatever the dtype, as on the CPU); Shape, Size and
-// Rank (computed on the host, copied to the GPU output); Fill, ZerosLike
-// and OnesLike (fill.cu) for float, double, half, bfloat16, int32, int64
-// and bool.
+// Rank (computed on the host, copied to the GPU output); BroadcastTo (any
+// dtype, by element size); Fill, ZerosLike and OnesLike (fill.cu) for
+// float, double, half, bfloat16, int32, int64 and bool.
 #include <cstring>
 #include <utility>
 #include <vector>
@@ -13,6 +13,7 @@
 #include "core/framework/kernel.h"
 #include "core/framework/status.h"
 #include "core/kernels/cuda/fill.h"
+#include "core/kernels/cuda/launch_plan_builders.h"
 
 namespace tfd {
 namespace {
@@ -48,6 +49,25 @@ absl::Status SizeGpu(KernelContext& ctx) {
 }
 absl::Status RankGpu(KernelContext& ctx) { return WriteIndexOutput(ctx, 0, {ctx.input(0).rank()}); }
 
+// input, shape (host) -> input broadcast to shape.
+absl::Status BroadcastToGpu(KernelContext& ctx) {
+  const Tensor& in = ctx.input(0);
+  TFD_ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0));
+  if (out->NumElements() == 0) return absl::OkStatus();
+  absl::StatusOr<cuda_kernels::BroadcastParams> plan =
+      cuda_kernels::MakeBroadcastParams(in.shape(), out->shape(), out->shape());
+  if (!plan.ok()) return ctx.Error(plan.status().message());
+  const size_t size = DataTypeSize(in.dtype());
+  if (size != 1 && size != 2 && size != 4 && size != 8) {
+    return ctx.Error("dtype ", DataTypeName(in.dtype()), " is not supported");
+  }
+  TFD_ASSIGN_OR_RETURN(CudaDevice * gpu, AsCudaDevice(ctx.device()));
+  TFD_RETURN_IF_ERROR(gpu->Activate());
+  return TFD_CUDA_STATUS(cuda_kernels::LaunchBroadcastCopy(
+      static_cast<int>(size), in.raw_data(), out->raw_data(), out->NumElements(), *plan,
+      gpu->stream()));
+}
+
 // dims (host), value (a device scalar) -> dims filled with value.
 template <typename T>
 absl::Status FillGpu(KernelContext& ctx) {
@@ -81,6 +101,7 @@ TFD_REGISTER_KERNEL("Squeeze", DeviceType::kGPU, DT_INVALID, ViewGpu);
 TFD_REGISTER_KERNEL("Shape", DeviceType::kGPU, DT_INVALID, ShapeGpu);
 TFD_REGISTER_KERNEL("Size", DeviceType::kGPU, DT_INVALID, SizeGpu);
 TFD_REGISTER_KERNEL("Rank", DeviceType::kGPU, DT_INVALID, RankGpu);
+TFD_REGISTER_KERNEL("BroadcastTo", DeviceType::kGPU, DT_INVALID, BroadcastToGpu);
 
 #define TFD_FILL_GPU(T)                                                                     \
   TFD_REGISTER_KERNEL("Fill", DeviceType::kGPU, DataTypeToEnum<T>::value, FillGpu<T>);      \

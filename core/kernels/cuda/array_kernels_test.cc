@@ -20,7 +20,8 @@ const DataType kFillTypes[] = {DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16,
                                DT_INT32, DT_INT64,  DT_BOOL};
 
 TEST(ArrayGpuRegistrationTest, Registered) {
-  for (const char* op : {"Reshape", "Identity", "ExpandDims", "Squeeze", "Shape", "Size", "Rank"}) {
+  for (const char* op : {"Reshape", "Identity", "ExpandDims", "Squeeze", "Shape", "Size", "Rank",
+                         "BroadcastTo"}) {
     EXPECT_TRUE(LookupKernel(op, DeviceType::kGPU, DT_INVALID).ok()) << op;
   }
   for (const char* op : {"Fill", "ZerosLike", "OnesLike"}) {
@@ -75,6 +76,22 @@ TEST_F(ArrayGpuTest, ShapeSizeRankMatchTheCpu) {
   ExpectSame("Shape", {x}, AttrMap().Set("out_type", DT_INT64));
   ExpectSame("Size", {x}, AttrMap());
   ExpectSame("Rank", {x}, AttrMap());
+}
+
+TEST_F(ArrayGpuTest, BroadcastToMatchesTheCpu) {
+  struct Case {
+    TensorShape in;
+    std::vector<int64_t> to;
+  } cases[] = {{{}, {3, 4}}, {{4}, {3, 4}}, {{3, 1}, {3, 4}}, {{2, 1, 5}, {2, 3, 5}},
+               {{3, 4}, {3, 4}}, {{1}, {0, 4}}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.in.DebugString());
+    ExpectSame("BroadcastTo", {test::RandomTensor<float>(c.in, 5), test::Int32Vector(c.to)},
+               AttrMap());
+    // 2-byte elements take another copy width.
+    ExpectSame("BroadcastTo", {test::RandomTensor<half>(c.in, 6), test::Int32Vector(c.to)},
+               AttrMap());
+  }
 }
 
 TEST_F(ArrayGpuTest, FillsMatchTheCpu) {
