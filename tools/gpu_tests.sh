@@ -11,9 +11,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# What to pack: the tests and binaries of the CUDA packages, and any test
-# elsewhere that says it needs a GPU.
-query='kind("cc_test|cc_binary", //core/device/cuda/... + //core/kernels/cuda/...)
+# What to pack: the tests and binaries of the CUDA packages and of
+# tests/gpu (end-to-end runs), and any test elsewhere that says it needs a
+# GPU.
+query='kind("cc_test|cc_binary", //core/device/cuda/... + //core/kernels/cuda/... + //tests/gpu/...)
        + attr(tags, "requires-gpu", tests(//...))'
 list_only=0
 if [ "${1:-}" = "--list" ]; then
