@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tfd train end to end on a tiny Fashion-MNIST-shaped dataset written here
-# (96 training and 32 test images): under each loop it prints the model
-# summary, its progress, and the final test line, and --logdir gets the
-# TensorBoard event files and the CSV log.
+# (96 training and 32 test images): under each loop and strategy it prints
+# the model summary, its progress, and the final test line, and --logdir
+# gets the TensorBoard event files and the CSV log.
 set -u
 TFD="${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/tfd/tfd"
 DATA="$TEST_TMPDIR/data"
@@ -34,16 +34,21 @@ check() {
   fi
 }
 
-for loop in fit custom; do
-  logdir="$TEST_TMPDIR/logs_$loop"
-  out="$TEST_TMPDIR/out_$loop"
-  if ! "$TFD" train --data_dir="$DATA" --strategy=mirrored --replicas=2 --epochs=2 \
-      --batch_size=32 --loop="$loop" --logdir="$logdir" >"$out" 2>&1; then
-    echo "FAIL: tfd train --loop=$loop exited with an error:"; cat "$out"
+# loop strategy replicas strategy-class
+configs=("fit mirrored 2 MirroredStrategy" "custom mirrored 2 MirroredStrategy"
+         "fit central_storage 2 CentralStorageStrategy" "custom one_device 1 OneDeviceStrategy")
+for config in "${configs[@]}"; do
+  read -r loop strategy replicas class <<<"$config"
+  logdir="$TEST_TMPDIR/logs_${loop}_$strategy"
+  out="$TEST_TMPDIR/out_${loop}_$strategy"
+  if ! "$TFD" train --data_dir="$DATA" --strategy="$strategy" --replicas="$replicas" \
+      --epochs=2 --batch_size=32 --loop="$loop" --logdir="$logdir" >"$out" 2>&1; then
+    echo "FAIL: tfd train --loop=$loop --strategy=$strategy exited with an error:"; cat "$out"
     failures=$((failures + 1))
     continue
   fi
-  check "$loop" "$out" "MirroredStrategy with 2 replicas; 96 training and 32 test images"
+  check "$loop" "$out" "$class with $replicas replica"
+  check "$loop" "$out" "; 96 training and 32 test images, global batch 32"
   check "$loop" "$out" "Total params: 121930"
   check "$loop" "$out" "^test_loss: [0-9.]* - test_accuracy: [0-9.]*$"
   if [[ "$loop" == fit ]]; then
