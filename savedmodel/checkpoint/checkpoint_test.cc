@@ -277,6 +277,29 @@ TEST(CheckpointTest, MissingObjectsAreNamed) {
               {"model/layer_with_weights-2/kernel/.ATTRIBUTES/VARIABLE_VALUE"});
 }
 
+// An optimizer class whose Keras layout the checkpoint does not know.
+class PlainDescent : public nn::Optimizer {
+ public:
+  PlainDescent() : Optimizer("PlainDescent", 0.1f, nn::OptimizerOptions()) {}
+
+ protected:
+  absl::Status CreateSlots(absl::Span<distribute::DistributedVariable* const>) override {
+    return absl::OkStatus();
+  }
+  absl::Status UpdateStep(const UpdateArgs&) override {
+    return absl::UnimplementedError("PlainDescent takes no steps");
+  }
+};
+
+TEST(CheckpointTest, UnknownOptimizerIsUnimplemented) {
+  nn::ClearSession();
+  ASSERT_OK_AND_ASSIGN(auto model, test::MakeMlp());
+  const std::string dir = test::TempDir("unknown_optimizer");
+  ExpectError(Checkpoint(model, std::make_shared<PlainDescent>()).Save(dir + "/ckpt").status(),
+              absl::StatusCode::kUnimplemented, {"PlainDescent", "Keras layout"});
+  EXPECT_FALSE(io::FileExists(dir + "/ckpt-1.index"));
+}
+
 TEST(CheckpointTest, UnbuiltModelAndMissingFiles) {
   nn::ClearSession();
   auto unbuilt = std::make_shared<nn::Sequential>();
