@@ -2,9 +2,11 @@
 # The ABI guard: every symbol in the committed list must still be exported
 # by libtfd.so (removals break users), and nothing but TF_* / TFD_* may be.
 # New symbols are fine; they are printed so the list can be extended.
+# Every exported function must also be exercised by the robustness test.
 set -euo pipefail
 lib="$1"
 list="$2"
+robustness="$3"
 exported=$(nm -D --defined-only "$lib" | awk '{print $3}' | sort -u)
 status=0
 while read -r sym; do
@@ -22,6 +24,12 @@ if [ -n "$stray" ]; then
 fi
 added=$(comm -13 <(sort -u "$list") <(echo "$exported") || true)
 [ -n "$added" ] && echo "new symbols (add them to c_api/exported_symbols.txt): $added"
+for sym in $exported; do
+  if ! grep -qw "$sym" "$robustness"; then
+    echo "not called by $(basename "$robustness"): $sym"
+    status=1
+  fi
+done
 count=$(wc -l <<<"$exported")
 echo "libtfd.so exports $count symbols"
 exit $status

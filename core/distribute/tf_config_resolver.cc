@@ -7,14 +7,14 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "core/distribute/internal/json.h"
 #include "core/framework/status.h"
+#include "core/io/json.h"
 
 namespace tfd {
 namespace distribute {
 namespace {
 
-using internal::JsonValue;
+using io::JsonValue;
 
 constexpr const char* kSource = "TF_CONFIG";
 
@@ -102,7 +102,7 @@ absl::StatusOr<ClusterInfo> ResolveTfConfig(absl::string_view tf_config,
 
   JsonValue root = JsonValue::Object({});
   if (!absl::StripAsciiWhitespace(tf_config).empty()) {
-    absl::StatusOr<JsonValue> parsed = internal::ParseJson(tf_config);
+    absl::StatusOr<JsonValue> parsed = io::ParseJson(tf_config);
     if (!parsed.ok()) return InvalidArgument(kSource, ": ", parsed.status().message());
     root = *std::move(parsed);
   }

@@ -162,9 +162,11 @@ absl::StatusOr<Tensor> Conv::Convolve(const Tensor& x, const Tensor& kernel) con
 }
 
 absl::StatusOr<Tensor> Conv::CallImpl(const std::vector<Tensor>& inputs, bool) {
-  TFD_ASSIGN_OR_RETURN(Tensor y, Convolve(inputs[0], kernel_->Read()));
+  TFD_ASSIGN_OR_RETURN(Tensor kernel, ReadWeight(kernel_));
+  TFD_ASSIGN_OR_RETURN(Tensor y, Convolve(inputs[0], kernel));
   if (bias_ != nullptr) {
-    TFD_ASSIGN_OR_RETURN(y, Execute1("BiasAdd", {y, bias_->Read()}));
+    TFD_ASSIGN_OR_RETURN(Tensor bias, ReadWeight(bias_));
+    TFD_ASSIGN_OR_RETURN(y, Execute1("BiasAdd", {y, bias}));
   }
   return (*activation_)(y);
 }

@@ -56,7 +56,7 @@ absl::Status Dense::BuildImpl(const std::vector<Shape>& input_shapes) {
 
 absl::StatusOr<Tensor> Dense::CallImpl(const std::vector<Tensor>& inputs, bool) {
   const Tensor& x = inputs[0];
-  const Tensor kernel = kernel_->Read();
+  TFD_ASSIGN_OR_RETURN(const Tensor kernel, ReadWeight(kernel_));
   Tensor y;
   if (x.rank() == 2) {
     // x: [batch, in], kernel: [in, units] -> [batch, units]
@@ -75,7 +75,8 @@ absl::StatusOr<Tensor> Dense::CallImpl(const std::vector<Tensor>& inputs, bool) 
                     {y2, *Tensor::FromVector(out_dims, {static_cast<int64_t>(out_dims.size())})}));
   }
   if (bias_ != nullptr) {
-    TFD_ASSIGN_OR_RETURN(y, Execute1("BiasAdd", {y, bias_->Read()}));
+    TFD_ASSIGN_OR_RETURN(Tensor bias, ReadWeight(bias_));
+    TFD_ASSIGN_OR_RETURN(y, Execute1("BiasAdd", {y, bias}));
   }
   return (*activation_)(y);
 }

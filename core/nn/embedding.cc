@@ -55,7 +55,11 @@ absl::StatusOr<Tensor> Embedding::CallImpl(const std::vector<Tensor>& inputs, bo
     TFD_ASSIGN_OR_RETURN(ids, Execute1("Cast", {ids}, AttrMap().Set("DstT", DT_INT32)));
   }
   // params: [input_dim, output_dim], ids: [...] -> [..., output_dim]
-  return Execute1("GatherV2", {embeddings_->Read(), ids, Tensor::Scalar<int32_t>(0)});
+  TFD_ASSIGN_OR_RETURN(Tensor out,
+                       Execute1("GatherV2", {embeddings_->Read(), ids, Tensor::Scalar<int32_t>(0)}));
+  // Under a mixed policy Keras gathers float32 rows and casts only them.
+  if (out.dtype() == compute_dtype() || !IsFloatingType(compute_dtype())) return out;
+  return Execute1("Cast", {out}, AttrMap().Set("DstT", compute_dtype()));
 }
 
 }  // namespace nn

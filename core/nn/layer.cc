@@ -67,7 +67,9 @@ LayerOptions WithDefaultName(LayerOptions options, absl::string_view base, bool 
 Layer::Layer(absl::string_view class_name, const LayerOptions& options)
     : class_name_(class_name),
       name_(options.name.empty() ? UniqueObjectName(ToSnakeCase(class_name)) : options.name),
-      dtype_(options.dtype),
+      policy_(options.policy.has_value()    ? *options.policy
+              : options.dtype != DT_INVALID ? DTypePolicy(options.dtype)
+                                            : GlobalPolicy()),
       trainable_(options.trainable),
       input_shape_option_(options.input_shape) {}
 
@@ -152,8 +154,9 @@ absl::StatusOr<Tensor> Layer::Call(const std::vector<Tensor>& inputs, bool train
   std::vector<Shape> shapes;
   for (Tensor& x : cast) {
     if (!x.defined()) return Error("an input is an undefined tensor");
-    if (autocast() && IsFloatingType(x.dtype()) && IsFloatingType(dtype_) && x.dtype() != dtype_) {
-      TFD_ASSIGN_OR_RETURN(x, Execute1("Cast", {x}, AttrMap().Set("DstT", dtype_)));
+    const DataType compute = compute_dtype();
+    if (autocast() && IsFloatingType(x.dtype()) && IsFloatingType(compute) && x.dtype() != compute) {
+      TFD_ASSIGN_OR_RETURN(x, Execute1("Cast", {x}, AttrMap().Set("DstT", compute)));
     }
     shapes.push_back(ShapeOf(x));
   }
@@ -180,9 +183,9 @@ absl::StatusOr<KerasTensor> Layer::operator()(const std::vector<KerasTensor>& in
   node->index = static_cast<int>(inbound_nodes_.size());
   node->inputs = inputs;
   node->output_shape = output_shape;
-  node->output_dtype = dtype_;
+  node->output_dtype = compute_dtype();
   inbound_nodes_.push_back(node);
-  return KerasTensor(shared_from_this(), node, 0, output_shape, dtype_);
+  return KerasTensor(shared_from_this(), node, 0, output_shape, compute_dtype());
 }
 
 absl::StatusOr<Weight> Layer::AddWeight(const WeightOptions& options) {
@@ -194,7 +197,7 @@ absl::StatusOr<Weight> Layer::AddWeight(const WeightOptions& options) {
   if (options.initializer == nullptr) {
     return Error(absl::StrCat("weight '", options.name, "' has no initializer"));
   }
-  const DataType dtype = options.dtype == DT_INVALID ? dtype_ : options.dtype;
+  const DataType dtype = options.dtype == DT_INVALID ? this->dtype() : options.dtype;
   distribute::VariableSpec spec;
   spec.name = name_ + "/" + options.name;
   spec.initial_value = [init = options.initializer, shape = options.shape, dtype] {
@@ -206,6 +209,15 @@ absl::StatusOr<Weight> Layer::AddWeight(const WeightOptions& options) {
   TFD_ASSIGN_OR_RETURN(Weight w, distribute::CreateVariable(spec));
   (options.trainable ? trainable_own_ : non_trainable_own_).push_back(w);
   return w;
+}
+
+absl::StatusOr<Tensor> Layer::ReadWeight(const Weight& weight) const {
+  Tensor value = weight->Read();
+  const DataType compute = compute_dtype();
+  if (!IsFloatingType(value.dtype()) || !IsFloatingType(compute) || value.dtype() == compute) {
+    return value;
+  }
+  return Execute1("Cast", {value}, AttrMap().Set("DstT", compute));
 }
 
 std::vector<Weight> Layer::trainable_weights() const {

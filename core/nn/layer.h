@@ -1,7 +1,8 @@
 // Layer: the base of tfd's Keras-style layers (tf.keras.layers.Layer).
 //
 // A layer has a Keras-style unique name ("dense", "dense_1", ...; see
-// layer_names.h), a dtype (its weights' and its computation's, float32 by
+// layer_names.h), a dtype policy (dtype_policy.h: the dtype of its weights
+// and the dtype it computes in; the global policy, float32 unless set, by
 // default), and weights it creates lazily: the first Call (or Build) builds
 // the layer from the input shapes. Weights are DistributedVariables made by
 // the current strategy (distribute::CreateVariable), so a layer built
@@ -10,7 +11,10 @@
 // Weight names are "<layer>/<weight>": "dense/kernel", "conv2d_1/bias".
 //
 // Call(inputs, training) runs the layer through Execute. Floating inputs
-// are first cast to the layer's dtype (Keras's autocast). Calling a layer on
+// are first cast to the layer's compute dtype (Keras's autocast), and
+// layers read floating weights cast to it (ReadWeight), so under
+// "mixed_bfloat16" a Dense keeps a float32 kernel and multiplies in
+// bfloat16; the gradient flows back through the Cast to the float32 kernel. Calling a layer on
 // KerasTensors instead (operator()) runs nothing: it records a node of the
 // functional graph (layer_node.h).
 //
@@ -44,6 +48,7 @@
 #include "core/distribute/distributed_variable.h"
 #include "core/framework/tensor.h"
 #include "core/framework/variable.h"
+#include "core/nn/dtype_policy.h"
 #include "core/nn/initializers.h"
 #include "core/nn/layer_names.h"
 #include "core/nn/layer_node.h"
@@ -64,7 +69,10 @@ int64_t NumElements(const Shape& shape);
 // What every layer takes besides its own arguments (Keras's **kwargs).
 struct LayerOptions {
   std::string name;  // Empty: a unique name from the class name.
-  DataType dtype = DT_FLOAT;
+  // The layer's policy: `policy` when set, else the plain policy of `dtype`
+  // when set, else the global policy when the layer is constructed.
+  std::optional<DTypePolicy> policy;
+  DataType dtype = DT_INVALID;
   bool trainable = true;
   // The shape of one example, without the batch dimension (Keras's
   // input_shape): a Sequential whose first layer has it builds at once.
@@ -89,6 +97,10 @@ struct LayerOptionsBuilder {
     layer.dtype = dtype;
     return static_cast<Derived&>(*this);
   }
+  Derived& Policy(DTypePolicy policy) {
+    layer.policy = std::move(policy);
+    return static_cast<Derived&>(*this);
+  }
   Derived& Trainable(bool trainable) {
     layer.trainable = trainable;
     return static_cast<Derived&>(*this);
@@ -104,7 +116,7 @@ struct WeightOptions {
   std::string name;  // Without the layer's prefix: "kernel".
   TensorShape shape;
   InitializerPtr initializer;
-  DataType dtype = DT_INVALID;  // DT_INVALID: the layer's dtype.
+  DataType dtype = DT_INVALID;  // DT_INVALID: the policy's variable dtype.
   bool trainable = true;
   distribute::VariableSynchronization synchronization = distribute::VariableSynchronization::kAuto;
   distribute::VariableAggregation aggregation = distribute::VariableAggregation::kNone;
@@ -119,7 +131,12 @@ class Layer : public std::enable_shared_from_this<Layer> {
   const std::string& name() const { return name_; }
   // Keras's class name, as Summary() prints it: "Dense", "Conv2D".
   const std::string& class_name() const { return class_name_; }
-  DataType dtype() const { return dtype_; }
+  // Keras's names: dtype() is the variable dtype; compute_dtype() the
+  // dtype of inputs, weight reads and outputs. They differ only under a
+  // mixed policy.
+  const DTypePolicy& dtype_policy() const { return policy_; }
+  DataType dtype() const { return policy_.variable_dtype(); }
+  DataType compute_dtype() const { return policy_.compute_dtype(); }
   bool built() const { return built_.load(std::memory_order_acquire); }
   bool trainable() const { return trainable_; }
   virtual void set_trainable(bool trainable) { trainable_ = trainable; }
@@ -174,7 +191,7 @@ class Layer : public std::enable_shared_from_this<Layer> {
   // How many inputs the layer takes: [min, max].
   virtual int min_inputs() const { return 1; }
   virtual int max_inputs() const { return 1; }
-  // Whether floating inputs are cast to dtype() before CallImpl.
+  // Whether floating inputs are cast to compute_dtype() before CallImpl.
   virtual bool autocast() const { return true; }
   // Marks the layer built without BuildImpl (models built from a graph).
   void MarkBuilt() { built_.store(true, std::memory_order_release); }
@@ -184,6 +201,10 @@ class Layer : public std::enable_shared_from_this<Layer> {
   // Creates a weight named "<layer name>/<options.name>" with the current
   // strategy and appends it to the layer's trainable or non-trainable list.
   absl::StatusOr<Weight> AddWeight(const WeightOptions& options);
+  // The calling replica's value of `weight`, cast to compute_dtype() when
+  // both are floating and differ (Keras's AutoCastVariable), so tapes see
+  // the Cast and the gradient reaches the variable in its own dtype.
+  absl::StatusOr<Tensor> ReadWeight(const Weight& weight) const;
 
   // Keras's InputSpec errors, naming the layer and the shape received:
   //   Input 0 of layer "conv2d" is incompatible with the layer: expected
@@ -202,7 +223,7 @@ class Layer : public std::enable_shared_from_this<Layer> {
 
   const std::string class_name_;
   const std::string name_;
-  const DataType dtype_;
+  const DTypePolicy policy_;
   bool trainable_;
   const std::optional<Shape> input_shape_option_;
   std::atomic<bool> built_{false};

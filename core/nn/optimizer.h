@@ -26,6 +26,10 @@
 // storage, the default strategy) is updated once, inside a MergeCall. In
 // cross-replica context (no replica context) every component is updated.
 //
+// The public calls are virtual so that a wrapper (LossScaleOptimizer,
+// loss_scale_optimizer.h) can stand wherever an Optimizer is expected and
+// forward to the optimizer it wraps.
+//
 // Thread safety: ApplyGradients may run on all replica threads of one
 // Strategy::Run at once; other calls are thread-safe. Variables passed in
 // must outlive the optimizer's use of them (they are keyed by address).
@@ -92,8 +96,8 @@ class Optimizer {
   // strategy's scope). FAILED_PRECONDITION when a slot's component count
   // differs from its variable's (the optimizer was built under another
   // strategy than the variable's); errors of CreateVariable.
-  absl::Status Build(absl::Span<DistributedVariable* const> vars);
-  bool built() const { return built_.load(std::memory_order_acquire); }
+  virtual absl::Status Build(absl::Span<DistributedVariable* const> vars);
+  virtual bool built() const { return built_.load(std::memory_order_acquire); }
 
   // Applies one step (see the file comment). grads[i] is the gradient of
   // vars[i] (same dtype and shape) or undefined. Errors: INVALID_ARGUMENT
@@ -101,30 +105,30 @@ class Optimizer {
   // variable unknown to the built optimizer; FAILED_PRECONDITION for
   // components that match neither one per replica nor one; errors of the
   // strategy's collectives. A call with no pairs at all does nothing.
-  absl::Status ApplyGradients(absl::Span<const Tensor> grads,
-                              absl::Span<DistributedVariable* const> vars);
+  virtual absl::Status ApplyGradients(absl::Span<const Tensor> grads,
+                                      absl::Span<DistributedVariable* const> vars);
   absl::Status ApplyGradients(absl::Span<const Tensor> grads,
                               const std::vector<std::shared_ptr<DistributedVariable>>& vars);
 
   // The step counter; null before Build.
-  std::shared_ptr<DistributedVariable> iterations() const;
+  virtual std::shared_ptr<DistributedVariable> iterations() const;
   // Its value as this thread sees it (0 before Build).
-  absl::StatusOr<int64_t> Iterations() const;
+  virtual absl::StatusOr<int64_t> Iterations() const;
 
-  LearningRate learning_rate() const;
+  virtual LearningRate learning_rate() const;
   // The rate of the next update: the constant, or the schedule at
   // Iterations().
-  absl::StatusOr<float> CurrentLearningRate() const;
+  virtual absl::StatusOr<float> CurrentLearningRate() const;
   // Replaces a constant rate. FAILED_PRECONDITION when the optimizer was
   // created with a schedule (Keras's TypeError).
-  absl::Status SetLearningRate(float learning_rate);
+  virtual absl::Status SetLearningRate(float learning_rate);
 
   // The slot `slot_name` of `var`, or null when there is none.
-  std::shared_ptr<DistributedVariable> GetSlot(const DistributedVariable& var,
-                                               absl::string_view slot_name) const;
+  virtual std::shared_ptr<DistributedVariable> GetSlot(const DistributedVariable& var,
+                                                       absl::string_view slot_name) const;
   // The counter, then the slots in creation order (Keras's `variables`,
   // whose order its save_own_variables uses).
-  std::vector<std::shared_ptr<DistributedVariable>> variables() const;
+  virtual std::vector<std::shared_ptr<DistributedVariable>> variables() const;
 
  protected:
   Optimizer(std::string name, LearningRate learning_rate, OptimizerOptions options);

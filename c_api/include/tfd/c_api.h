@@ -1,10 +1,27 @@
-/* tfd's own C API (TFD_ prefix): versioning today; training (models,
- * datasets, strategies, fit, checkpoints, export) is added here, only ever
- * additively within a major version. */
+/* tfd's own C API (TFD_ prefix): training from C. It adds, on top of the
+ * TensorFlow-compatible TF_* API (tensorflow/c/c_api.h):
+ *   tfd/options.h   named Keras-style arguments (TFD_Options)
+ *   tfd/strategy.h  distribution strategies by name (TFD_Strategy)
+ *   tfd/dataset.h   input pipelines (TFD_Dataset)
+ *   tfd/model.h     models: build, compile, train, predict (TFD_Model)
+ *   tfd/saving.h    checkpoints and SavedModel export
+ *
+ * Conventions, everywhere: handles are opaque and come in New/Delete
+ * pairs (Delete(NULL) is a no-op); every fallible call takes a TF_Status*
+ * last and reports bad arguments (NULL, wrong dtype or rank, unknown
+ * names) as TF_INVALID_ARGUMENT with a message, and options tfd does not
+ * have as TF_UNIMPLEMENTED; nothing aborts or throws across the boundary.
+ * The API only grows within a major version (TFD_API_VERSION).
+ */
 #ifndef TFD_C_API_TFD_C_API_H_
 #define TFD_C_API_TFD_C_API_H_
 
 #include "tensorflow/c/c_api.h"
+#include "tfd/dataset.h"
+#include "tfd/model.h"
+#include "tfd/options.h"
+#include "tfd/saving.h"
+#include "tfd/strategy.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -12,9 +29,9 @@ extern "C" {
 
 /* The API version this header describes, as major * 10000 + minor * 100 +
  * patch. Compare with TFD_Version() at run time. */
-#define TFD_API_VERSION 100
+#define TFD_API_VERSION 200
 
-/* The library's semantic version, "0.1.0". */
+/* The library's semantic version, "0.2.0". */
 TF_CAPI_EXPORT extern const char* TFD_Version(void);
 
 #ifdef __cplusplus

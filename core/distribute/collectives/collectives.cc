@@ -8,6 +8,18 @@
 namespace tfd {
 namespace distribute {
 
+const char* CommunicationImplementationName(CommunicationImplementation implementation) {
+  switch (implementation) {
+    case CommunicationImplementation::kAuto:
+      return "AUTO";
+    case CommunicationImplementation::kRing:
+      return "RING";
+    case CommunicationImplementation::kNccl:
+      return "NCCL";
+  }
+  return "UNKNOWN";
+}
+
 std::string TensorSpecString(const TensorSpec& spec) {
   return absl::StrCat(DataTypeName(spec.dtype), spec.shape.DebugString());
 }

@@ -49,8 +49,17 @@
 namespace tfd {
 namespace distribute {
 
+// tf.distribute.experimental.CommunicationImplementation: which engine
+// carries a multi-worker collective. AUTO lets the runtime choose; RING is
+// Gloo's ring over TCP (CPU tensors); NCCL needs GPU tensors and a CUDA
+// build. Collectives within one process ignore it.
+enum class CommunicationImplementation { kAuto, kRing, kNccl };
+// "AUTO", "RING", "NCCL".
+const char* CommunicationImplementationName(CommunicationImplementation implementation);
+
 // tf.distribute.experimental.CommunicationOptions.
 struct CommunicationOptions {
+  CommunicationImplementation implementation = CommunicationImplementation::kAuto;
   // The tensors of one all-reduce are packed into buckets of at most this
   // many bytes (one dtype per bucket; a large tensor spans several), and
   // each bucket is reduced as soon as every rank has handed it in. 0 picks

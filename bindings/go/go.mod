@@ -1,0 +1,3 @@
+module tfd
+
+go 1.19

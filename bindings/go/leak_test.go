@@ -1,0 +1,81 @@
+package tfd
+
+import (
+	"bufio"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Each tensor holds 16 KiB of native memory, so a leak shows within a few
+// thousand iterations. TFD_LEAK_ITERATIONS sets the count for longer runs.
+const leakTensorFloats = 4096
+
+func leakIterations(t *testing.T) int {
+	if s := os.Getenv("TFD_LEAK_ITERATIONS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			t.Fatalf("TFD_LEAK_ITERATIONS=%q is not a positive count", s)
+		}
+		return n
+	}
+	return 20000
+}
+
+func residentBytes(t *testing.T) int64 {
+	runtime.GC()
+	debug.FreeOSMemory()
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	scanner := bufio.NewScanner(f)
+	for scanner.Scan() {
+		if fields := strings.Fields(scanner.Text()); len(fields) >= 2 && fields[0] == "VmRSS:" {
+			kib, err := strconv.ParseInt(fields[1], 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kib * 1024
+		}
+	}
+	t.Fatal("no VmRSS in /proc/self/status")
+	return 0
+}
+
+func churn(t *testing.T, n int, close bool) {
+	values := make([]float32, leakTensorFloats)
+	for i := 0; i < n; i++ {
+		values[0] = float32(i)
+		tensor, err := NewTensor(values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if close {
+			tensor.Close()
+		} else if i%500 == 0 {
+			runtime.GC() // lets the finalizers of the tensors dropped so far run
+		}
+	}
+}
+
+func checkFlat(t *testing.T, what string, close bool) {
+	n := leakIterations(t)
+	churn(t, n/10, close) // warm up the heap and the native allocator
+	before := residentBytes(t)
+	churn(t, n, close)
+	after := residentBytes(t)
+	t.Logf("%s: %d tensors of 16 KiB, resident %d KiB -> %d KiB (%+d KiB)",
+		what, n, before/1024, after/1024, (after-before)/1024)
+	if limit := int64(n) * leakTensorFloats * 4 / 4; after-before > limit {
+		t.Errorf("%s: resident memory grew by %d bytes (limit %d)", what, after-before, limit)
+	}
+}
+
+func TestClosedTensorsAreFreed(t *testing.T) { checkFlat(t, "Close", true) }
+
+func TestDroppedTensorsAreFreedByFinalizers(t *testing.T) { checkFlat(t, "finalizer", false) }

@@ -1,0 +1,288 @@
+#include "c_api/internal/training.h"
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "c_api/internal/compile_names.h"
+#include "c_api/internal/guard.h"
+#include "c_api/internal/model_scope.h"
+#include "core/autodiff/gradient_tape.h"
+#include "core/framework/execute.h"
+#include "core/framework/status.h"
+#include "core/nn/losses_utils.h"
+
+namespace tfd {
+namespace capi {
+namespace {
+
+absl::StatusOr<CompiledState*> CompiledOf(TFD_Model& model, absl::string_view where) {
+  if (!model.compiled.has_value()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(where, ": the model must be compiled first (TFD_ModelCompile)"));
+  }
+  return &*model.compiled;
+}
+
+absl::Status CheckBatch(absl::string_view where, const Tensor& x, const Tensor& y) {
+  if (!x.defined() || !y.defined() || x.rank() < 1 || y.rank() < 1 || x.dim(0) != y.dim(0) ||
+      x.dim(0) == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": x and y must be non-empty batches of the same size, got shapes ",
+        x.defined() ? x.shape().DebugString() : "none", " and ",
+        y.defined() ? y.shape().DebugString() : "none"));
+  }
+  return absl::OkStatus();
+}
+
+// Makes the compiled metrics on first use, from the first batch's shapes
+// (which "accuracy" depends on), in the strategy's scope.
+absl::Status EnsureMetrics(TFD_Model& model, CompiledState& compiled, const Tensor& x,
+                           const Tensor& y) {
+  if (compiled.metrics.size() == compiled.metric_names.size()) return absl::OkStatus();
+  ModelScope scope(model);
+  TFD_ASSIGN_OR_RETURN(nn::Shape y_pred, model.model->ComputeOutputShape(nn::ShapeOf(x)));
+  const nn::Shape y_true = nn::ShapeOf(y);
+  for (const std::string& name : compiled.metric_names) {
+    TFD_ASSIGN_OR_RETURN(std::unique_ptr<nn::MeanMetricWrapper> metric,
+                         MakeMetric(name, y_true, y_pred));
+    compiled.metrics.push_back(std::move(metric));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<double> ScalarValue(const Tensor& t) {
+  TFD_ASSIGN_OR_RETURN(Tensor as_double, Execute1("Cast", {t}, AttrMap().Set("DstT", DT_DOUBLE)));
+  if (as_double.NumElements() != 1) {
+    return absl::InternalError(
+        absl::StrCat("expected a scalar loss, got shape ", t.shape().DebugString()));
+  }
+  return as_double.data<double>()[0];
+}
+
+// Runs `replica_step(x_piece, y_piece)` on every replica with its piece of
+// the global batch, and returns the sum of the replicas' scalar results.
+absl::StatusOr<double> RunOnReplicas(
+    TFD_Model& model, const Tensor& x, const Tensor& y,
+    const std::function<absl::StatusOr<Tensor>(const Tensor&, const Tensor&)>& replica_step) {
+  distribute::Strategy& strategy = *model.strategy;
+  const int64_t batch = x.dim(0);
+  const int n = strategy.num_replicas_in_sync();
+  const int64_t piece = (batch + n - 1) / n;
+  TFD_ASSIGN_OR_RETURN(
+      distribute::PerReplica out,
+      strategy.Run([&](distribute::ReplicaContext& ctx) -> absl::StatusOr<std::vector<Tensor>> {
+        const int64_t begin = std::min(batch, ctx.replica_id_in_sync_group() * piece);
+        const int64_t end = std::min(batch, begin + piece);
+        TFD_ASSIGN_OR_RETURN(Tensor xs, x.Slice(begin, end));
+        TFD_ASSIGN_OR_RETURN(Tensor ys, y.Slice(begin, end));
+        TFD_ASSIGN_OR_RETURN(Tensor value, replica_step(xs, ys));
+        return std::vector<Tensor>{value};
+      }));
+  TFD_ASSIGN_OR_RETURN(std::vector<Tensor> per_replica, strategy.ExperimentalLocalResults(out, 0));
+  TFD_ASSIGN_OR_RETURN(Tensor total, strategy.Reduce(distribute::ReduceOp::kSum, per_replica));
+  return ScalarValue(total);
+}
+
+absl::Status UpdateMetrics(CompiledState& compiled, const Tensor& y, const Tensor& y_pred) {
+  for (auto& metric : compiled.metrics) TFD_RETURN_IF_ERROR(metric->Update(y, y_pred));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Logs> CurrentLogs(const TFD_Model& model, double loss_sum, int64_t examples) {
+  Logs logs;
+  logs.names.push_back("loss");
+  logs.values.push_back(examples > 0 ? loss_sum / static_cast<double>(examples) : 0.0);
+  TFD_ASSIGN_OR_RETURN(std::vector<double> values, MetricValues(model));
+  for (size_t i = 0; i < values.size(); ++i) {
+    logs.names.push_back(model.compiled->metric_names[i]);
+    logs.values.push_back(values[i]);
+  }
+  return logs;
+}
+
+// The (x, y) of a dataset element.
+absl::Status SplitElement(const data::Element& element, Tensor* x, Tensor* y) {
+  if (element.size() < 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "dataset elements must be (x, y) batches, got ", element.size(), " component(s)"));
+  }
+  *x = element[0];
+  *y = element[1];
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status Compile(TFD_Model& model, const char* optimizer, const TFD_Options* optimizer_options,
+                     const char* loss, const TFD_Options* loss_options,
+                     const std::vector<std::string>& metrics) {
+  TFD_RETURN_IF_ERROR(NotNull("TFD_ModelCompile", optimizer, "optimizer"));
+  TFD_RETURN_IF_ERROR(NotNull("TFD_ModelCompile", loss, "loss"));
+  for (const std::string& name : metrics) TFD_RETURN_IF_ERROR(CheckMetricName(name));
+  static const io::JsonValue::Members kNone;
+  CompiledState compiled;
+  {
+    ModelScope scope(model);
+    TFD_ASSIGN_OR_RETURN(compiled.optimizer,
+                         MakeOptimizer(optimizer, optimizer_options != nullptr
+                                                      ? optimizer_options->entries
+                                                      : kNone));
+  }
+  TFD_ASSIGN_OR_RETURN(compiled.loss,
+                       MakeLoss(loss, loss_options != nullptr ? loss_options->entries : kNone));
+  compiled.metric_names = metrics;
+  model.compiled.emplace(std::move(compiled));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<double> TrainStep(TFD_Model& model, const Tensor& x, const Tensor& y) {
+  TFD_ASSIGN_OR_RETURN(CompiledState * compiled, CompiledOf(model, "TFD_ModelTrainStep"));
+  TFD_RETURN_IF_ERROR(CheckBatch("TFD_ModelTrainStep", x, y));
+  TFD_RETURN_IF_ERROR(EnsureMetrics(model, *compiled, x, y));
+  const int64_t global_batch = x.dim(0);
+  nn::Model& net = *model.model;
+  return RunOnReplicas(model, x, y, [&](const Tensor& xs, const Tensor& ys) -> absl::StatusOr<Tensor> {
+    const std::vector<nn::Weight> trainable = net.TrainableVariables();
+    GradientTape tape;
+    TFD_ASSIGN_OR_RETURN(Tensor y_pred, net.Call(xs, /*training=*/true));
+    TFD_ASSIGN_OR_RETURN(Tensor per_example, compiled->loss->Call(ys, y_pred));
+    TFD_ASSIGN_OR_RETURN(Tensor loss, nn::ComputeAverageLoss(per_example, global_batch));
+    TFD_ASSIGN_OR_RETURN(std::vector<Tensor> grads,
+                         tape.Gradient(loss, nn::LocalVariables(trainable)));
+    TFD_RETURN_IF_ERROR(compiled->optimizer->ApplyGradients(grads, trainable));
+    TFD_RETURN_IF_ERROR(UpdateMetrics(*compiled, ys, y_pred));
+    return loss;
+  });
+}
+
+absl::StatusOr<double> TestStep(TFD_Model& model, const Tensor& x, const Tensor& y) {
+  TFD_ASSIGN_OR_RETURN(CompiledState * compiled, CompiledOf(model, "TFD_ModelEvaluate"));
+  TFD_RETURN_IF_ERROR(CheckBatch("TFD_ModelEvaluate", x, y));
+  TFD_RETURN_IF_ERROR(EnsureMetrics(model, *compiled, x, y));
+  const int64_t global_batch = x.dim(0);
+  return RunOnReplicas(model, x, y, [&](const Tensor& xs, const Tensor& ys) -> absl::StatusOr<Tensor> {
+    TFD_ASSIGN_OR_RETURN(Tensor y_pred, model.model->Call(xs, /*training=*/false));
+    TFD_ASSIGN_OR_RETURN(Tensor per_example, compiled->loss->Call(ys, y_pred));
+    TFD_RETURN_IF_ERROR(UpdateMetrics(*compiled, ys, y_pred));
+    return nn::ComputeAverageLoss(per_example, global_batch);
+  });
+}
+
+absl::Status Fit(TFD_Model& model, const data::DatasetPtr& dataset, int epochs,
+                 const FitCallback& callback) {
+  TFD_RETURN_IF_ERROR(CompiledOf(model, "TFD_ModelFit").status());
+  if (epochs < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("TFD_ModelFit: epochs must be >= 0, got ", epochs));
+  }
+  for (int epoch = 0; epoch < epochs; ++epoch) {
+    TFD_RETURN_IF_ERROR(ResetMetrics(model));
+    TFD_ASSIGN_OR_RETURN(std::unique_ptr<data::Iterator> it, dataset->MakeIterator());
+    double loss_sum = 0;
+    int64_t examples = 0, step = 0;
+    while (true) {
+      TFD_ASSIGN_OR_RETURN(std::optional<data::Element> element, it->GetNext());
+      if (!element.has_value()) break;
+      Tensor x, y;
+      TFD_RETURN_IF_ERROR(SplitElement(*element, &x, &y));
+      TFD_ASSIGN_OR_RETURN(double loss, TrainStep(model, x, y));
+      // Keras's loss tracker weighs each batch's mean by its size.
+      loss_sum += loss * static_cast<double>(x.dim(0));
+      examples += x.dim(0);
+      ++step;
+      if (callback) {
+        TFD_ASSIGN_OR_RETURN(Logs logs, CurrentLogs(model, loss_sum, examples));
+        if (!callback(epoch, step, /*epoch_end=*/false, logs)) return absl::OkStatus();
+      }
+    }
+    if (step == 0) {
+      return absl::InvalidArgumentError("TFD_ModelFit: the dataset yielded no batches");
+    }
+    if (callback) {
+      TFD_ASSIGN_OR_RETURN(Logs logs, CurrentLogs(model, loss_sum, examples));
+      if (!callback(epoch, step, /*epoch_end=*/true, logs)) return absl::OkStatus();
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Logs> Evaluate(TFD_Model& model, const data::DatasetPtr& dataset) {
+  TFD_RETURN_IF_ERROR(CompiledOf(model, "TFD_ModelEvaluate").status());
+  TFD_RETURN_IF_ERROR(ResetMetrics(model));
+  TFD_ASSIGN_OR_RETURN(std::unique_ptr<data::Iterator> it, dataset->MakeIterator());
+  double loss_sum = 0;
+  int64_t examples = 0;
+  while (true) {
+    TFD_ASSIGN_OR_RETURN(std::optional<data::Element> element, it->GetNext());
+    if (!element.has_value()) break;
+    Tensor x, y;
+    TFD_RETURN_IF_ERROR(SplitElement(*element, &x, &y));
+    TFD_ASSIGN_OR_RETURN(double loss, TestStep(model, x, y));
+    loss_sum += loss * static_cast<double>(x.dim(0));
+    examples += x.dim(0);
+  }
+  if (examples == 0) {
+    return absl::InvalidArgumentError("TFD_ModelEvaluate: the dataset yielded no batches");
+  }
+  return CurrentLogs(model, loss_sum, examples);
+}
+
+absl::StatusOr<Tensor> Predict(TFD_Model& model, const Tensor& x, int64_t batch_size) {
+  if (!x.defined() || x.rank() < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "TFD_ModelPredict: x must be a batch (rank >= 1), got shape ",
+        x.defined() ? x.shape().DebugString() : "none"));
+  }
+  const int64_t rows = x.dim(0);
+  const int64_t chunk = batch_size > 0 ? batch_size : std::max<int64_t>(rows, 1);
+  ModelScope scope(model);
+  std::vector<Tensor> outputs;
+  for (int64_t begin = 0; begin < rows || (rows == 0 && outputs.empty()); begin += chunk) {
+    TFD_ASSIGN_OR_RETURN(Tensor piece, x.Slice(begin, std::min(rows, begin + chunk)));
+    TFD_ASSIGN_OR_RETURN(Tensor y, model.model->Call(piece, /*training=*/false));
+    outputs.push_back(std::move(y));
+  }
+  const Tensor& first = outputs.front();
+  if (outputs.size() == 1 && (first.device() == nullptr || first.device()->host_memory())) {
+    return first;
+  }
+  // Concatenate the pieces (row-major, along dim 0) into one host tensor.
+  std::vector<int64_t> dims = first.shape().dims();
+  dims[0] = rows;
+  TFD_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromDims(dims));
+  TFD_ASSIGN_OR_RETURN(Tensor result, Tensor::Allocate(first.dtype(), shape));
+  char* dst = static_cast<char*>(result.raw_data());
+  for (const Tensor& piece : outputs) {
+    if (piece.device() != nullptr && !piece.device()->host_memory()) {
+      TFD_RETURN_IF_ERROR(piece.device()->CopyDeviceToHost(piece.raw_data(), dst, piece.TotalBytes()));
+    } else if (piece.TotalBytes() > 0) {
+      std::memcpy(dst, piece.raw_data(), piece.TotalBytes());
+    }
+    dst += piece.TotalBytes();
+  }
+  return result;
+}
+
+absl::StatusOr<std::vector<double>> MetricValues(const TFD_Model& model) {
+  std::vector<double> values;
+  if (!model.compiled.has_value()) return values;
+  for (const auto& metric : model.compiled->metrics) {
+    TFD_ASSIGN_OR_RETURN(Tensor result, metric->Result());
+    TFD_ASSIGN_OR_RETURN(double value, ScalarValue(result));
+    values.push_back(value);
+  }
+  // Metrics not made yet (no batch seen) read 0, as a fresh Keras metric.
+  values.resize(model.compiled->metric_names.size(), 0.0);
+  return values;
+}
+
+absl::Status ResetMetrics(TFD_Model& model) {
+  if (!model.compiled.has_value()) return absl::OkStatus();
+  for (auto& metric : model.compiled->metrics) TFD_RETURN_IF_ERROR(metric->Reset());
+  return absl::OkStatus();
+}
+
+}  // namespace capi
+}  // namespace tfd

@@ -1,0 +1,91 @@
+// A custom training loop under a tf.distribute strategy, written as
+// TensorFlow's "Custom training with tf.distribute.Strategy" tutorial
+// writes it:
+//
+//   train_step(inputs)            on each replica: forward under a tape,
+//                                 per-example loss, ComputeAverageLoss over
+//                                 the GLOBAL batch, gradients,
+//                                 optimizer.ApplyGradients (which all-reduces
+//                                 them), train accuracy;
+//   DistributedTrainStep(inputs)  strategy.Run(train_step), then
+//                                 strategy.Reduce(SUM) of the replicas'
+//                                 losses: the global batch's mean loss;
+//   test_step / DistributedTestStep  the same without gradients, into the
+//                                 test loss and accuracy metrics.
+//
+// The optimizer (Adam) and the metrics are created in the strategy's scope,
+// so their variables are mirrored like the model's. The model must have
+// been built in that scope too.
+//
+// Thread safety: one loop is driven by one thread; its steps run on the
+// strategy's replica threads.
+//
+//   TFD_ASSIGN_OR_RETURN(auto loop, CustomTrainingLoop::Create(strategy, model));
+//   for (each step of a DistributedDataset) {
+//     TFD_ASSIGN_OR_RETURN(float loss, loop->DistributedTrainStep(per_replica_batches));
+//   }
+#ifndef TFD_TOOLS_TFD_CUSTOM_TRAINING_LOOP_H_
+#define TFD_TOOLS_TFD_CUSTOM_TRAINING_LOOP_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/data/dataset.h"
+#include "core/distribute/strategy.h"
+#include "core/nn/adam.h"
+#include "core/nn/losses.h"
+#include "core/nn/metrics.h"
+#include "core/nn/metrics_accuracy.h"
+#include "core/nn/model.h"
+
+namespace tfd {
+namespace cli {
+
+class CustomTrainingLoop {
+ public:
+  // A loop training `model` (logits [batch, classes] from images) with Adam
+  // at `learning_rate` and SparseCategoricalCrossentropy(from_logits).
+  // `strategy` and `model` must outlive the loop.
+  static absl::StatusOr<std::unique_ptr<CustomTrainingLoop>> Create(
+      distribute::Strategy* strategy, std::shared_ptr<nn::Model> model,
+      float learning_rate = 0.001f);
+
+  // One training step. `per_replica` holds one (images, labels) batch per
+  // replica (DistributedIterator::GetNext); replicas may get empty
+  // batches at the end of the data. Returns the mean loss over the global
+  // batch. INVALID_ARGUMENT when there is not one batch per replica or a
+  // batch is not (images, labels); model, loss and optimizer errors pass
+  // through.
+  absl::StatusOr<float> DistributedTrainStep(const std::vector<data::Element>& per_replica);
+
+  // One evaluation step: updates the test loss and accuracy. Errors as above.
+  absl::Status DistributedTestStep(const std::vector<data::Element>& per_replica);
+
+  nn::Optimizer& optimizer() const { return *optimizer_; }
+  nn::SparseCategoricalAccuracy& train_accuracy() const { return *train_accuracy_; }
+  nn::Mean& test_loss() const { return *test_loss_; }
+  nn::SparseCategoricalAccuracy& test_accuracy() const { return *test_accuracy_; }
+
+ private:
+  CustomTrainingLoop(distribute::Strategy* strategy, std::shared_ptr<nn::Model> model);
+
+  // What one replica computes in a training step: its share of the loss.
+  absl::StatusOr<Tensor> TrainStep(const data::Element& batch, int64_t global_batch_size);
+  absl::Status TestStep(const data::Element& batch);
+
+  distribute::Strategy* const strategy_;
+  const std::shared_ptr<nn::Model> model_;
+  // Per-example losses: the reduction is ours to do (ComputeAverageLoss).
+  const nn::SparseCategoricalCrossentropy loss_object_;
+  std::unique_ptr<nn::Adam> optimizer_;
+  std::unique_ptr<nn::SparseCategoricalAccuracy> train_accuracy_;
+  std::unique_ptr<nn::Mean> test_loss_;
+  std::unique_ptr<nn::SparseCategoricalAccuracy> test_accuracy_;
+};
+
+}  // namespace cli
+}  // namespace tfd
+
+#endif  // TFD_TOOLS_TFD_CUSTOM_TRAINING_LOOP_H_

@@ -1,0 +1,63 @@
+// The `tfd` command line. Subcommands:
+//
+//   tfd train [--flag=value ...]   trains a model on Fashion-MNIST
+//   tfd help                       this text
+//
+// Exit status: 0 on success, 1 when the command failed, 2 for bad usage
+// (an unknown subcommand or flag), with the usage on stderr.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "tools/tfd/train_command.h"
+#include "tools/tfd/train_flags.h"
+
+namespace {
+
+constexpr int kUsageError = 2;
+
+void PrintUsage(std::FILE* to) {
+  std::fprintf(to,
+               "usage: tfd <command> [--flag=value ...]\n"
+               "commands:\n"
+               "  train   train a model on Fashion-MNIST (tfd train --help for its flags)\n"
+               "  help    print this text\n");
+}
+
+int Train(const std::vector<std::string>& args) {
+  absl::StatusOr<tfd::cli::TrainFlags> flags = tfd::cli::ParseTrainFlags(args);
+  if (!flags.ok()) {
+    std::fprintf(stderr, "tfd train: %s\n\n%s", std::string(flags.status().message()).c_str(),
+                 tfd::cli::TrainUsage().c_str());
+    return kUsageError;
+  }
+  if (flags->help) {
+    std::fputs(tfd::cli::TrainUsage().c_str(), stdout);
+    return 0;
+  }
+  absl::Status status = tfd::cli::RunTrain(*flags, stdout);
+  if (!status.ok()) {
+    std::fprintf(stderr, "tfd train: %s\n", status.ToString().c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    PrintUsage(stderr);
+    return kUsageError;
+  }
+  const std::string command = argv[1];
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  if (command == "train") return Train(args);
+  if (command == "help" || command == "--help" || command == "-h") {
+    PrintUsage(stdout);
+    return 0;
+  }
+  std::fprintf(stderr, "tfd: unknown command '%s'\n\n", command.c_str());
+  PrintUsage(stderr);
+  return kUsageError;
+}

@@ -1,0 +1,82 @@
+#include "tools/tfd/train_flags.h"
+
+#include "gtest/gtest.h"
+
+namespace tfd {
+namespace cli {
+namespace {
+
+TEST(TrainFlagsTest, DefaultsWithNoFlags) {
+  absl::StatusOr<TrainFlags> flags = ParseTrainFlags({});
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  EXPECT_EQ(flags->model, "fashion_cnn");
+  EXPECT_EQ(flags->strategy, "one_device");
+  EXPECT_EQ(flags->replicas, 1);
+  EXPECT_EQ(flags->epochs, 1);
+  EXPECT_EQ(flags->batch_size, 64);
+  EXPECT_TRUE(flags->logdir.empty());
+  EXPECT_FALSE(flags->help);
+}
+
+TEST(TrainFlagsTest, ParsesEveryFlag) {
+  absl::StatusOr<TrainFlags> flags = ParseTrainFlags(
+      {"--model=fashion_mlp", "--strategy=mirrored", "--replicas=2", "--epochs=10",
+       "--batch_size=128", "--seed=7", "--logdir=/tmp/logs", "--data_dir=/data", "--loop=custom"});
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  EXPECT_EQ(flags->model, "fashion_mlp");
+  EXPECT_EQ(flags->strategy, "mirrored");
+  EXPECT_EQ(flags->replicas, 2);
+  EXPECT_EQ(flags->epochs, 10);
+  EXPECT_EQ(flags->batch_size, 128);
+  EXPECT_EQ(flags->seed, 7);
+  EXPECT_EQ(flags->logdir, "/tmp/logs");
+  EXPECT_EQ(flags->data_dir, "/data");
+  EXPECT_EQ(flags->loop, "custom");
+}
+
+TEST(TrainFlagsTest, HelpIsAFlagNotAnError) {
+  absl::StatusOr<TrainFlags> flags = ParseTrainFlags({"--help"});
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  EXPECT_TRUE(flags->help);
+}
+
+// Each bad argument is refused with a message naming what was wrong.
+TEST(TrainFlagsTest, RefusesBadFlags) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--model=resnet"}, "--model must be one of fashion_cnn, fashion_mlp, got 'resnet'"},
+      {{"--strategy=tpu"}, "--strategy must be one of"},
+      {{"--epochs=0"}, "--epochs must be an integer >= 1, got '0'"},
+      {{"--epochs=two"}, "--epochs must be an integer >= 1, got 'two'"},
+      {{"--batch_size=-4"}, "--batch_size must be an integer >= 1"},
+      {{"--replicas=0"}, "--replicas must be an integer >= 1"},
+      {{"--seed=1.5"}, "--seed must be an integer >= 0"},
+      {{"--epochs"}, "--epochs needs a value"},
+      {{"--learning_rate=0.1"}, "unknown flag --learning_rate"},
+      {{"fashion_cnn"}, "unexpected argument 'fashion_cnn'"},
+      {{"--data_dir="}, "--data_dir must not be empty"},
+      {{"--strategy=one_device", "--replicas=2"}, "one_device runs one replica"},
+      {{"--strategy=mirrored", "--replicas=4", "--batch_size=2"},
+       "--batch_size (2) is the global batch and must be at least --replicas (4)"},
+  };
+  for (const auto& [args, message] : cases) {
+    absl::StatusOr<TrainFlags> flags = ParseTrainFlags(args);
+    ASSERT_FALSE(flags.ok()) << args[0];
+    EXPECT_EQ(flags.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(flags.status().message().find(message), absl::string_view::npos)
+        << flags.status().message();
+  }
+}
+
+TEST(TrainFlagsTest, UsageListsEveryFlag) {
+  const std::string usage = TrainUsage();
+  for (const char* flag : {"--model=fashion_cnn|fashion_mlp",
+                           "--strategy=one_device|mirrored|central_storage", "--replicas=",
+                           "--epochs=", "--batch_size=", "--seed=", "--logdir=", "--loop=",
+                           "--data_dir="}) {
+    EXPECT_NE(usage.find(flag), std::string::npos) << flag;
+  }
+}
+
+}  // namespace
+}  // namespace cli
+}  // namespace tfd
