@@ -7,13 +7,20 @@
 #
 #   tools/gpu_tests.sh                       # every CUDA test and benchmark
 #   tools/gpu_tests.sh //core/kernels/cuda:relu_kernels_test ...   # some
+#   tools/gpu_tests.sh --list                # list what would be built, build nothing
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# What to pack: the tests and binaries of the CUDA packages, and any test
-# elsewhere that says it needs a GPU.
-query='kind("cc_test|cc_binary", //core/device/cuda/... + //core/kernels/cuda/...)
+# What to pack: the tests and binaries of the CUDA packages and of
+# tests/gpu (end-to-end runs), and any test elsewhere that says it needs a
+# GPU.
+query='kind("cc_test|cc_binary", //core/device/cuda/... + //core/kernels/cuda/... + //tests/gpu/...)
        + attr(tags, "requires-gpu", tests(//...))'
+list_only=0
+if [ "${1:-}" = "--list" ]; then
+  list_only=1
+  shift
+fi
 if [ $# -gt 0 ]; then
   targets=("$@")
 else
@@ -22,6 +29,13 @@ fi
 [ ${#targets[@]} -gt 0 ] || { echo "gpu_tests.sh: nothing to build" >&2; exit 1; }
 mapfile -t tests < <(bazel query --noshow_progress \
   "tests(set(${targets[*]}))" 2>/dev/null)
+
+if [ $list_only = 1 ]; then
+  for t in "${targets[@]}"; do
+    if printf '%s\n' "${tests[@]}" | grep -qx "$t"; then echo "test       $t"; else echo "benchmark  $t"; fi
+  done
+  exit 0
+fi
 
 echo "== bazel build --config=cuda (${#targets[@]} targets)"
 bazel build --config=cuda --noshow_progress "${targets[@]}"

@@ -1,0 +1,112 @@
+// The GPU shape and fill kernels against the CPU's: views keep the buffer
+// and take the new shape, Shape/Size/Rank give the host's answer, Fill,
+// ZerosLike and OnesLike fill every supported dtype. They need a GPU and
+// skip, saying so, without one; the registration test runs on every CUDA
+// build.
+#include <vector>
+
+#include "core/device/cuda/cuda_device.h"
+#include "core/device/cuda/cuda_test_util.h"
+#include "core/framework/execute.h"
+#include "core/framework/kernel.h"
+#include "core/framework/tensor_testutil.h"
+#include "core/kernels/cuda/parity_testutil.h"
+#include "gtest/gtest.h"
+
+namespace tfd {
+namespace {
+
+const DataType kFillTypes[] = {DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16,
+                               DT_INT32, DT_INT64,  DT_BOOL};
+
+TEST(ArrayGpuRegistrationTest, Registered) {
+  for (const char* op : {"Reshape", "Identity", "ExpandDims", "Squeeze", "Shape", "Size", "Rank",
+                         "BroadcastTo"}) {
+    EXPECT_TRUE(LookupKernel(op, DeviceType::kGPU, DT_INVALID).ok()) << op;
+  }
+  for (const char* op : {"Fill", "ZerosLike", "OnesLike"}) {
+    for (DataType t : kFillTypes) {
+      EXPECT_TRUE(LookupKernel(op, DeviceType::kGPU, t).ok()) << op << " " << DataTypeName(t);
+    }
+  }
+}
+
+class ArrayGpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    TFD_SKIP_WITHOUT_CUDA_DEVICE();
+    absl::StatusOr<CudaDevice*> d = CudaDevice::Get(0);
+    ASSERT_TRUE(d.ok()) << d.status();
+    gpu_ = *d;
+  }
+
+  // Runs op on both devices; same dtype, shape and values.
+  void ExpectSame(const char* op, const std::vector<Tensor>& inputs, const AttrMap& attrs) {
+    absl::StatusOr<Tensor> on_gpu = Execute1(op, inputs, attrs, gpu_);
+    absl::StatusOr<Tensor> on_cpu = Execute1(op, inputs, attrs, HostDevice());
+    ASSERT_TRUE(on_gpu.ok() && on_cpu.ok()) << op << on_gpu.status() << on_cpu.status();
+    EXPECT_EQ(on_gpu->device(), gpu_) << op;
+    EXPECT_EQ(on_gpu->dtype(), on_cpu->dtype()) << op;
+    EXPECT_EQ(on_gpu->shape(), on_cpu->shape()) << op;
+    EXPECT_EQ(test::ToDoubles(*on_gpu->CopyTo(HostDevice())), test::ToDoubles(*on_cpu)) << op;
+  }
+
+  CudaDevice* gpu_ = nullptr;
+};
+
+TEST_F(ArrayGpuTest, ViewsShareTheBufferAndMatchTheCpu) {
+  const Tensor x = test::RandomTensor<float>({2, 3, 4}, 1);
+  absl::StatusOr<Tensor> on_gpu = x.CopyTo(gpu_);
+  ASSERT_TRUE(on_gpu.ok()) << on_gpu.status();
+  absl::StatusOr<Tensor> r =
+      Execute1("Reshape", {*on_gpu, test::Int32Vector({4, -1})}, AttrMap(), gpu_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->raw_data(), on_gpu->raw_data());
+  EXPECT_EQ(r->shape(), TensorShape({4, 6}));
+  ExpectSame("Reshape", {x, test::Int32Vector({4, -1})}, AttrMap());
+  ExpectSame("Identity", {x}, AttrMap());
+  ExpectSame("ExpandDims", {x, test::Int32Vector({1})}, AttrMap());
+  const Tensor ones = test::RandomTensor<float>({1, 5, 1}, 2);
+  ExpectSame("Squeeze", {ones}, AttrMap());
+}
+
+TEST_F(ArrayGpuTest, ShapeSizeRankMatchTheCpu) {
+  const Tensor x = test::RandomTensor<float>({2, 0, 7}, 3);
+  ExpectSame("Shape", {x}, AttrMap());
+  ExpectSame("Shape", {x}, AttrMap().Set("out_type", DT_INT64));
+  ExpectSame("Size", {x}, AttrMap());
+  ExpectSame("Rank", {x}, AttrMap());
+}
+
+TEST_F(ArrayGpuTest, BroadcastToMatchesTheCpu) {
+  struct Case {
+    TensorShape in;
+    std::vector<int64_t> to;
+  } cases[] = {{{}, {3, 4}}, {{4}, {3, 4}}, {{3, 1}, {3, 4}}, {{2, 1, 5}, {2, 3, 5}},
+               {{3, 4}, {3, 4}}, {{1}, {0, 4}}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.in.DebugString());
+    ExpectSame("BroadcastTo", {test::RandomTensor<float>(c.in, 5), test::Int32Vector(c.to)},
+               AttrMap());
+    // 2-byte elements take another copy width.
+    ExpectSame("BroadcastTo", {test::RandomTensor<half>(c.in, 6), test::Int32Vector(c.to)},
+               AttrMap());
+  }
+}
+
+TEST_F(ArrayGpuTest, FillsMatchTheCpu) {
+  const Tensor base = test::AsTensor<float>({2.5f}, TensorShape({}));
+  const Tensor like = test::RandomTensor<float>({3, 1000}, 4);
+  for (DataType t : kFillTypes) {
+    SCOPED_TRACE(DataTypeName(t));
+    absl::StatusOr<Tensor> value = Execute1("Cast", {base}, AttrMap().Set("DstT", t), HostDevice());
+    absl::StatusOr<Tensor> x = Execute1("Cast", {like}, AttrMap().Set("DstT", t), HostDevice());
+    ASSERT_TRUE(value.ok() && x.ok());
+    ExpectSame("Fill", {test::Int32Vector({4, 333}), *value}, AttrMap());
+    ExpectSame("ZerosLike", {*x}, AttrMap());
+    ExpectSame("OnesLike", {*x}, AttrMap());
+  }
+}
+
+}  // namespace
+}  // namespace tfd

@@ -1,0 +1,236 @@
+// GPU kernels of Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter on
+// cuDNN for float, double, half and bfloat16, NHWC and NCHW. The geometry
+// is TensorFlow's (core/kernels/conv_geometry.h), mapped onto cuDNN by
+// MakeCudnnConvPlan (filter layout, asymmetric padding); each call picks
+// cuDNN's first heuristic algorithm that fits and gives it the workspace it
+// asks for from the device's caching allocator.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "core/device/cuda/cuda_device.h"
+#include "core/device/cuda/cuda_status.h"
+#include "core/framework/kernel.h"
+#include "core/framework/status.h"
+#include "core/kernels/conv_geometry.h"
+#include "core/kernels/cuda/cudnn_conv_plan.h"
+#include "core/kernels/cuda/cudnn_util.h"
+
+namespace tfd {
+namespace {
+
+using cuda_kernels::ConvolutionDescriptor;
+using cuda_kernels::CudnnConvPlan;
+using cuda_kernels::FilterDescriptor;
+using cuda_kernels::PadCopy;
+using cuda_kernels::Scaling;
+using cuda_kernels::TensorDescriptor;
+
+constexpr int kMaxAlgorithms = 16;
+
+// Everything one convolution call needs, built from the plan.
+struct ConvCall {
+  DataType dtype;
+  CudnnConvPlan plan;
+  TensorDescriptor x, y, hwio, krsc_tensor;
+  FilterDescriptor w;
+  ConvolutionDescriptor conv;
+};
+
+absl::Status Prepare(DataType dtype, const Conv2DGeometry& g, ConvCall* call) {
+  call->dtype = dtype;
+  TFD_ASSIGN_OR_RETURN(call->plan, cuda_kernels::MakeCudnnConvPlan(g));
+  TFD_ASSIGN_OR_RETURN(cudnnDataType_t type, cuda_kernels::CudnnDataType(dtype));
+  TFD_RETURN_IF_ERROR(call->x.Create(type, call->plan.input));
+  TFD_RETURN_IF_ERROR(call->y.Create(type, call->plan.output));
+  TFD_RETURN_IF_ERROR(call->hwio.Create(type, call->plan.filter_hwio));
+  TFD_RETURN_IF_ERROR(call->krsc_tensor.Create(type, call->plan.filter_krsc));
+  TFD_RETURN_IF_ERROR(call->w.Create(type, call->plan.filter_krsc));
+  return call->conv.Create(dtype, call->plan);
+}
+
+absl::StatusOr<Tensor> Scratch(DataType dtype, int64_t elements, CudaDevice* gpu) {
+  return Tensor::Allocate(dtype, TensorShape({elements}), gpu);
+}
+
+// The 3-D copy between a dense tensor and its padded buffer, either way.
+absl::Status CopyPadded(const PadCopy& c, size_t elem, const void* src, void* dst, bool to_padded,
+                        CudaDevice* gpu) {
+  cudaMemcpy3DParms p = {};
+  const size_t row_bytes = c.row_elements * elem;
+  cudaPitchedPtr dense = make_cudaPitchedPtr(const_cast<void*>(to_padded ? src : dst), row_bytes,
+                                             row_bytes, c.rows);
+  char* padded_base = static_cast<char*>(to_padded ? dst : const_cast<void*>(src));
+  cudaPitchedPtr padded = make_cudaPitchedPtr(padded_base + c.dst_offset * elem,
+                                              c.dst_row_pitch * elem, row_bytes, c.dst_slice_rows);
+  p.srcPtr = to_padded ? dense : padded;
+  p.dstPtr = to_padded ? padded : dense;
+  p.extent = make_cudaExtent(row_bytes, c.rows, c.slices);
+  p.kind = cudaMemcpyDeviceToDevice;
+  return TFD_CUDA_STATUS(cudaMemcpy3DAsync(&p, gpu->stream()));
+}
+
+// The input as cuDNN reads it: the tensor itself or its zero-padded copy.
+absl::StatusOr<Tensor> PaddedInput(const ConvCall& call, const Tensor& input, CudaDevice* gpu) {
+  if (!call.plan.pad_input) return input;
+  TFD_ASSIGN_OR_RETURN(Tensor padded, Scratch(call.dtype, call.plan.pad_copy.dst_elements, gpu));
+  TFD_RETURN_IF_ERROR(gpu->Memset(padded.raw_data(), 0, padded.TotalBytes()));
+  TFD_RETURN_IF_ERROR(CopyPadded(call.plan.pad_copy, DataTypeSize(call.dtype), input.raw_data(),
+                                 padded.raw_data(), /*to_padded=*/true, gpu));
+  return padded;
+}
+
+// The filter in KRSC (from HWIO), or back.
+absl::Status TransformFilter(cudnnHandle_t h, const ConvCall& call, const void* src, void* dst,
+                             bool to_krsc) {
+  const Scaling s(call.dtype);
+  return TFD_CUDNN_STATUS(cudnnTransformTensor(
+      h, s.one(), to_krsc ? call.hwio.get() : call.krsc_tensor.get(), src, s.zero(),
+      to_krsc ? call.krsc_tensor.get() : call.hwio.get(), dst));
+}
+
+// Status of the first usable algorithm in cuDNN's ranking, or an error.
+template <typename Perf>
+absl::StatusOr<Perf> FirstUsable(const Perf* perf, int returned, const char* what) {
+  for (int i = 0; i < returned; ++i) {
+    if (perf[i].status == CUDNN_STATUS_SUCCESS) return perf[i];
+  }
+  return absl::InternalError(absl::StrCat("cuDNN offers no ", what, " algorithm for this shape"));
+}
+
+absl::Status CheckGroups(const KernelContext& ctx, const Conv2DGeometry& g) {
+  if (g.filter_depth <= 0 || g.in_depth % g.filter_depth != 0) {
+    return ctx.Error("input depth ", g.in_depth, " is not a multiple of the filter depth ",
+                     g.filter_depth);
+  }
+  return absl::OkStatus();
+}
+
+// input: 4-D, filter: [R, S, C/groups, K] -> output.
+absl::Status Conv2DGpu(KernelContext& ctx) {
+  const Tensor& input = ctx.input(0);
+  const Tensor& filter = ctx.input(1);
+  TFD_ASSIGN_OR_RETURN(Conv2DAttrs attrs, ParseConv2DAttrs(ctx.attrs()));
+  TFD_ASSIGN_OR_RETURN(Conv2DGeometry g,
+                       ComputeConv2DGeometry(attrs, input.shape(), filter.shape()));
+  TFD_RETURN_IF_ERROR(CheckGroups(ctx, g));
+  TFD_ASSIGN_OR_RETURN(Tensor * output, ctx.AllocateOutput(0));
+  TFD_ASSIGN_OR_RETURN(CudaDevice * gpu, AsCudaDevice(ctx.device()));
+  if (output->NumElements() == 0) return absl::OkStatus();
+  if (input.NumElements() == 0 || filter.NumElements() == 0) {
+    return gpu->Memset(output->raw_data(), 0, output->TotalBytes());
+  }
+  ConvCall call;
+  TFD_RETURN_IF_ERROR(Prepare(input.dtype(), g, &call));
+  TFD_ASSIGN_OR_RETURN(Tensor x, PaddedInput(call, input, gpu));
+  TFD_ASSIGN_OR_RETURN(Tensor w, Scratch(call.dtype, filter.NumElements(), gpu));
+  return cuda_kernels::WithCudnn(gpu, [&](cudnnHandle_t h) -> absl::Status {
+    TFD_RETURN_IF_ERROR(TransformFilter(h, call, filter.raw_data(), w.raw_data(), true));
+    cudnnConvolutionFwdAlgoPerf_t perf[kMaxAlgorithms];
+    int returned = 0;
+    TFD_RETURN_IF_ERROR(TFD_CUDNN_STATUS(cudnnGetConvolutionForwardAlgorithm_v7(
+        h, call.x.get(), call.w.get(), call.conv.get(), call.y.get(), kMaxAlgorithms, &returned,
+        perf)));
+    TFD_ASSIGN_OR_RETURN(cudnnConvolutionFwdAlgoPerf_t algo,
+                         FirstUsable(perf, returned, "forward"));
+    TFD_ASSIGN_OR_RETURN(Tensor ws, Scratch(DT_UINT8, std::max<int64_t>(algo.memory, 1), gpu));
+    const Scaling s(call.dtype);
+    return TFD_CUDNN_STATUS(cudnnConvolutionForward(
+        h, s.one(), call.x.get(), x.raw_data(), call.w.get(), w.raw_data(), call.conv.get(),
+        algo.algo, ws.raw_data(), algo.memory, s.zero(), call.y.get(), output->raw_data()));
+  });
+}
+
+// input_sizes: [4] (host), filter, out_backprop -> in_backprop.
+absl::Status Conv2DBackpropInputGpu(KernelContext& ctx) {
+  const Tensor& filter = ctx.input(1);
+  const Tensor& dy = ctx.input(2);
+  TFD_ASSIGN_OR_RETURN(Conv2DAttrs attrs, ParseConv2DAttrs(ctx.attrs()));
+  TFD_ASSIGN_OR_RETURN(Conv2DGeometry g, ComputeConv2DBackpropGeometry(
+                                             attrs, ctx.output_shape(0), filter.shape(),
+                                             dy.shape()));
+  TFD_RETURN_IF_ERROR(CheckGroups(ctx, g));
+  TFD_ASSIGN_OR_RETURN(Tensor * dx, ctx.AllocateOutput(0));
+  TFD_ASSIGN_OR_RETURN(CudaDevice * gpu, AsCudaDevice(ctx.device()));
+  if (dx->NumElements() == 0) return absl::OkStatus();
+  if (dy.NumElements() == 0 || filter.NumElements() == 0) {
+    return gpu->Memset(dx->raw_data(), 0, dx->TotalBytes());
+  }
+  ConvCall call;
+  TFD_RETURN_IF_ERROR(Prepare(dy.dtype(), g, &call));
+  TFD_ASSIGN_OR_RETURN(Tensor w, Scratch(call.dtype, filter.NumElements(), gpu));
+  // With explicit padding the gradient of the padded input is computed and
+  // its interior copied out.
+  Tensor dx_padded = *dx;
+  if (call.plan.pad_input) {
+    TFD_ASSIGN_OR_RETURN(dx_padded, Scratch(call.dtype, call.plan.pad_copy.dst_elements, gpu));
+  }
+  TFD_RETURN_IF_ERROR(cuda_kernels::WithCudnn(gpu, [&](cudnnHandle_t h) -> absl::Status {
+    TFD_RETURN_IF_ERROR(TransformFilter(h, call, filter.raw_data(), w.raw_data(), true));
+    cudnnConvolutionBwdDataAlgoPerf_t perf[kMaxAlgorithms];
+    int returned = 0;
+    TFD_RETURN_IF_ERROR(TFD_CUDNN_STATUS(cudnnGetConvolutionBackwardDataAlgorithm_v7(
+        h, call.w.get(), call.y.get(), call.conv.get(), call.x.get(), kMaxAlgorithms, &returned,
+        perf)));
+    TFD_ASSIGN_OR_RETURN(cudnnConvolutionBwdDataAlgoPerf_t algo,
+                         FirstUsable(perf, returned, "backward-data"));
+    TFD_ASSIGN_OR_RETURN(Tensor ws, Scratch(DT_UINT8, std::max<int64_t>(algo.memory, 1), gpu));
+    const Scaling s(call.dtype);
+    return TFD_CUDNN_STATUS(cudnnConvolutionBackwardData(
+        h, s.one(), call.w.get(), w.raw_data(), call.y.get(), dy.raw_data(), call.conv.get(),
+        algo.algo, ws.raw_data(), algo.memory, s.zero(), call.x.get(), dx_padded.raw_data()));
+  }));
+  if (!call.plan.pad_input) return absl::OkStatus();
+  return CopyPadded(call.plan.pad_copy, DataTypeSize(call.dtype), dx_padded.raw_data(),
+                    dx->raw_data(), /*to_padded=*/false, gpu);
+}
+
+// input, filter_sizes: [4] (host), out_backprop -> filter_backprop (HWIO).
+absl::Status Conv2DBackpropFilterGpu(KernelContext& ctx) {
+  const Tensor& input = ctx.input(0);
+  const Tensor& dy = ctx.input(2);
+  TFD_ASSIGN_OR_RETURN(Conv2DAttrs attrs, ParseConv2DAttrs(ctx.attrs()));
+  TFD_ASSIGN_OR_RETURN(Conv2DGeometry g, ComputeConv2DBackpropGeometry(
+                                             attrs, input.shape(), ctx.output_shape(0),
+                                             dy.shape()));
+  TFD_RETURN_IF_ERROR(CheckGroups(ctx, g));
+  TFD_ASSIGN_OR_RETURN(Tensor * dw, ctx.AllocateOutput(0));
+  TFD_ASSIGN_OR_RETURN(CudaDevice * gpu, AsCudaDevice(ctx.device()));
+  if (dw->NumElements() == 0) return absl::OkStatus();
+  if (input.NumElements() == 0 || dy.NumElements() == 0) {
+    return gpu->Memset(dw->raw_data(), 0, dw->TotalBytes());
+  }
+  ConvCall call;
+  TFD_RETURN_IF_ERROR(Prepare(input.dtype(), g, &call));
+  TFD_ASSIGN_OR_RETURN(Tensor x, PaddedInput(call, input, gpu));
+  TFD_ASSIGN_OR_RETURN(Tensor dw_krsc, Scratch(call.dtype, dw->NumElements(), gpu));
+  return cuda_kernels::WithCudnn(gpu, [&](cudnnHandle_t h) -> absl::Status {
+    cudnnConvolutionBwdFilterAlgoPerf_t perf[kMaxAlgorithms];
+    int returned = 0;
+    TFD_RETURN_IF_ERROR(TFD_CUDNN_STATUS(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+        h, call.x.get(), call.y.get(), call.conv.get(), call.w.get(), kMaxAlgorithms, &returned,
+        perf)));
+    TFD_ASSIGN_OR_RETURN(cudnnConvolutionBwdFilterAlgoPerf_t algo,
+                         FirstUsable(perf, returned, "backward-filter"));
+    TFD_ASSIGN_OR_RETURN(Tensor ws, Scratch(DT_UINT8, std::max<int64_t>(algo.memory, 1), gpu));
+    const Scaling s(call.dtype);
+    TFD_RETURN_IF_ERROR(TFD_CUDNN_STATUS(cudnnConvolutionBackwardFilter(
+        h, s.one(), call.x.get(), x.raw_data(), call.y.get(), dy.raw_data(), call.conv.get(),
+        algo.algo, ws.raw_data(), algo.memory, s.zero(), call.w.get(), dw_krsc.raw_data())));
+    return TransformFilter(h, call, dw_krsc.raw_data(), dw->raw_data(), false);
+  });
+}
+
+#define TFD_CONV_GPU(T)                                                                    \
+  TFD_REGISTER_KERNEL("Conv2D", DeviceType::kGPU, DataTypeToEnum<T>::value, Conv2DGpu);    \
+  TFD_REGISTER_KERNEL("Conv2DBackpropInput", DeviceType::kGPU, DataTypeToEnum<T>::value,   \
+                      Conv2DBackpropInputGpu);                                             \
+  TFD_REGISTER_KERNEL("Conv2DBackpropFilter", DeviceType::kGPU, DataTypeToEnum<T>::value,  \
+                      Conv2DBackpropFilterGpu);
+TFD_CONV_GPU(float)
+TFD_CONV_GPU(double)
+TFD_CONV_GPU(half)
+TFD_CONV_GPU(bfloat16)
+#undef TFD_CONV_GPU
+
+}  // namespace
+}  // namespace tfd

@@ -1,0 +1,123 @@
+// GPU kernels of the elementwise math ops (declared in
+// core/kernels/cwise_ops.cc and activation_ops.cc) for float, double, half
+// and bfloat16: binary ops with broadcasting and unary ops, from cwise.cu.
+// The broadcast plan is built on the host (launch_plan_builders.h) from
+// the shapes the op's shape function checked.
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/device/cuda/cuda_device.h"
+#include "core/device/cuda/cuda_status.h"
+#include "core/framework/kernel.h"
+#include "core/framework/status.h"
+#include "core/kernels/cuda/cwise.h"
+#include "core/kernels/cuda/launch_plan_builders.h"
+
+namespace tfd {
+namespace {
+
+using cuda_kernels::BinaryOp;
+using cuda_kernels::UnaryOp;
+
+// x, y: shapes that broadcast -> z: their broadcast shape.
+template <typename T, BinaryOp kOp>
+absl::Status BinaryGpu(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& y = ctx.input(1);
+  TFD_ASSIGN_OR_RETURN(Tensor * z, ctx.AllocateOutput(0));
+  if (z->NumElements() == 0) return absl::OkStatus();
+  absl::StatusOr<cuda_kernels::BroadcastParams> plan =
+      cuda_kernels::MakeBroadcastParams(x.shape(), y.shape(), z->shape());
+  if (!plan.ok()) {
+    return absl::Status(plan.status().code(),
+                        absl::StrCat(ctx.op_name(), ": ", plan.status().message()));
+  }
+  TFD_ASSIGN_OR_RETURN(CudaDevice * gpu, AsCudaDevice(ctx.device()));
+  TFD_RETURN_IF_ERROR(gpu->Activate());
+  return TFD_CUDA_STATUS(cuda_kernels::LaunchBinary<T>(
+      kOp, x.data<T>(), y.data<T>(), z->data<T>(), z->NumElements(), *plan, gpu->stream()));
+}
+
+// x: any shape -> y: the same shape.
+template <typename T, UnaryOp kOp>
+absl::Status UnaryGpu(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  TFD_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0));
+  TFD_ASSIGN_OR_RETURN(CudaDevice * gpu, AsCudaDevice(ctx.device()));
+  TFD_RETURN_IF_ERROR(gpu->Activate());
+  return TFD_CUDA_STATUS(cuda_kernels::LaunchUnary<T>(kOp, x.data<T>(), y->data<T>(),
+                                                      x.NumElements(), gpu->stream()));
+}
+
+// inputs: N tensors of one shape -> their sum.
+template <typename T>
+absl::Status AddNGpu(KernelContext& ctx) {
+  std::vector<const T*> inputs;
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    if (ctx.input(i).shape() != ctx.input(0).shape()) {
+      return ctx.Error("inputs must have the same shape, got ", ctx.input(0).shape().DebugString(),
+                       " and ", ctx.input(i).shape().DebugString());
+    }
+    inputs.push_back(ctx.input(i).data<T>());
+  }
+  TFD_ASSIGN_OR_RETURN(Tensor * sum, ctx.AllocateOutput(0));
+  TFD_ASSIGN_OR_RETURN(CudaDevice * gpu, AsCudaDevice(ctx.device()));
+  TFD_RETURN_IF_ERROR(gpu->Activate());
+  return TFD_CUDA_STATUS(cuda_kernels::LaunchAddN<T>(
+      inputs.data(), static_cast<int>(inputs.size()), sum->data<T>(), sum->NumElements(),
+      gpu->stream()));
+}
+
+#define TFD_BINARY_GPU(NAME, OP, T) \
+  TFD_REGISTER_KERNEL(NAME, DeviceType::kGPU, DataTypeToEnum<T>::value, (BinaryGpu<T, OP>));
+#define TFD_UNARY_GPU(NAME, OP, T) \
+  TFD_REGISTER_KERNEL(NAME, DeviceType::kGPU, DataTypeToEnum<T>::value, (UnaryGpu<T, OP>));
+#define TFD_CWISE_GPU(T)                                                 \
+  TFD_BINARY_GPU("Add", BinaryOp::kAdd, T)                               \
+  TFD_BINARY_GPU("AddV2", BinaryOp::kAdd, T)                             \
+  TFD_BINARY_GPU("Sub", BinaryOp::kSub, T)                               \
+  TFD_BINARY_GPU("Mul", BinaryOp::kMul, T)                               \
+  TFD_BINARY_GPU("RealDiv", BinaryOp::kRealDiv, T)                       \
+  TFD_BINARY_GPU("Div", BinaryOp::kRealDiv, T)                           \
+  TFD_BINARY_GPU("Maximum", BinaryOp::kMaximum, T)                       \
+  TFD_BINARY_GPU("Minimum", BinaryOp::kMinimum, T)                       \
+  TFD_BINARY_GPU("SquaredDifference", BinaryOp::kSquaredDifference, T)   \
+  TFD_BINARY_GPU("DivNoNan", BinaryOp::kDivNoNan, T)                     \
+  TFD_BINARY_GPU("SigmoidGrad", BinaryOp::kSigmoidGrad, T)               \
+  TFD_BINARY_GPU("TanhGrad", BinaryOp::kTanhGrad, T)                     \
+  TFD_BINARY_GPU("SqrtGrad", BinaryOp::kSqrtGrad, T)                     \
+  TFD_BINARY_GPU("RsqrtGrad", BinaryOp::kRsqrtGrad, T)                   \
+  TFD_BINARY_GPU("ReciprocalGrad", BinaryOp::kReciprocalGrad, T)         \
+  TFD_UNARY_GPU("Neg", UnaryOp::kNeg, T)                                 \
+  TFD_UNARY_GPU("Abs", UnaryOp::kAbs, T)                                 \
+  TFD_UNARY_GPU("Sign", UnaryOp::kSign, T)                               \
+  TFD_UNARY_GPU("Square", UnaryOp::kSquare, T)                           \
+  TFD_UNARY_GPU("Sqrt", UnaryOp::kSqrt, T)                               \
+  TFD_UNARY_GPU("Rsqrt", UnaryOp::kRsqrt, T)                             \
+  TFD_UNARY_GPU("Exp", UnaryOp::kExp, T)                                 \
+  TFD_UNARY_GPU("Log", UnaryOp::kLog, T)                                 \
+  TFD_UNARY_GPU("Log1p", UnaryOp::kLog1p, T)                             \
+  TFD_UNARY_GPU("Reciprocal", UnaryOp::kReciprocal, T)                   \
+  TFD_UNARY_GPU("Floor", UnaryOp::kFloor, T)                             \
+  TFD_UNARY_GPU("Ceil", UnaryOp::kCeil, T)                               \
+  TFD_UNARY_GPU("Round", UnaryOp::kRound, T)                             \
+  TFD_UNARY_GPU("Sin", UnaryOp::kSin, T)                                 \
+  TFD_UNARY_GPU("Cos", UnaryOp::kCos, T)                                 \
+  TFD_UNARY_GPU("Tanh", UnaryOp::kTanh, T)                               \
+  TFD_UNARY_GPU("Sigmoid", UnaryOp::kSigmoid, T)
+TFD_REGISTER_KERNEL("AddN", DeviceType::kGPU, DT_FLOAT, AddNGpu<float>);
+TFD_REGISTER_KERNEL("AddN", DeviceType::kGPU, DT_DOUBLE, AddNGpu<double>);
+TFD_REGISTER_KERNEL("AddN", DeviceType::kGPU, DT_HALF, AddNGpu<half>);
+TFD_REGISTER_KERNEL("AddN", DeviceType::kGPU, DT_BFLOAT16, AddNGpu<bfloat16>);
+TFD_REGISTER_KERNEL("AddN", DeviceType::kGPU, DT_INT32, AddNGpu<int32_t>);
+TFD_REGISTER_KERNEL("AddN", DeviceType::kGPU, DT_INT64, AddNGpu<int64_t>);
+TFD_CWISE_GPU(float)
+TFD_CWISE_GPU(double)
+TFD_CWISE_GPU(half)
+TFD_CWISE_GPU(bfloat16)
+#undef TFD_CWISE_GPU
+#undef TFD_UNARY_GPU
+#undef TFD_BINARY_GPU
+
+}  // namespace
+}  // namespace tfd

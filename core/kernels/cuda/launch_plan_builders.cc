@@ -1,0 +1,92 @@
+#include "core/kernels/cuda/launch_plan_builders.h"
+
+#include "core/framework/status.h"
+#include "core/kernels/broadcast.h"
+
+namespace tfd {
+namespace cuda_kernels {
+namespace {
+
+// Whether `strides` walk the merged dims contiguously (row-major, dense).
+bool Contiguous(const std::vector<int64_t>& dims, const std::vector<int64_t>& strides) {
+  int64_t expected = 1;
+  for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
+    if (strides[d] != expected) return false;
+    expected *= dims[d];
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<BroadcastParams> MakeBroadcastParams(const TensorShape& x, const TensorShape& y,
+                                                    const TensorShape& out) {
+  const BroadcastPlan plan = MakeBroadcastPlan({x, y}, out);
+  const int rank = static_cast<int>(plan.dims.size());
+  if (rank > kMaxBroadcastDims) {
+    return absl::UnimplementedError(
+        absl::StrCat("GPU broadcasting supports up to ", kMaxBroadcastDims,
+                     " merged dimensions, got ", rank, " for ", x.DebugString(), " and ",
+                     y.DebugString()));
+  }
+  BroadcastParams p;
+  p.rank = rank;
+  for (int d = 0; d < rank; ++d) {
+    p.dims[d] = plan.dims[d];
+    p.x_strides[d] = plan.strides[0][d];
+    p.y_strides[d] = plan.strides[1][d];
+  }
+  const bool x_dense = Contiguous(plan.dims, plan.strides[0]);
+  const bool y_dense = Contiguous(plan.dims, plan.strides[1]);
+  if (x_dense && y_dense) {
+    p.kind = BroadcastParams::kSameShape;
+  } else if (x.num_elements() == 1 && y_dense) {
+    p.kind = BroadcastParams::kScalarLeft;
+  } else if (y.num_elements() == 1 && x_dense) {
+    p.kind = BroadcastParams::kScalarRight;
+  } else if (rank == 2 && x_dense && plan.strides[1][0] == 0 && plan.strides[1][1] == 1) {
+    p.kind = BroadcastParams::kRowVector;
+    p.cols = plan.dims[1];
+  } else {
+    p.kind = BroadcastParams::kGeneral;
+  }
+  return p;
+}
+
+std::vector<ReductionPass> MakeReductionPasses(const TensorShape& input,
+                                               const std::vector<bool>& reduced) {
+  // Alternating groups of kept and reduced axes; size-1 axes join any group.
+  struct Group {
+    bool reduced;
+    int64_t size;
+  };
+  std::vector<Group> groups;
+  for (int d = 0; d < input.rank(); ++d) {
+    const int64_t n = input.dim(d);
+    if (n == 1) continue;
+    if (!groups.empty() && groups.back().reduced == reduced[d]) {
+      groups.back().size *= n;
+    } else {
+      groups.push_back({reduced[d], n});
+    }
+  }
+  std::vector<ReductionPass> passes;
+  // Remove reduced groups from the last to the first, so the groups before
+  // the one being removed keep their sizes in the running result.
+  for (int g = static_cast<int>(groups.size()) - 1; g >= 0; --g) {
+    if (!groups[g].reduced) continue;
+    ReductionPass pass;
+    for (int i = 0; i < g; ++i) pass.outer *= groups[i].size;
+    pass.reduce = groups[g].size;
+    for (size_t i = g + 1; i < groups.size(); ++i) {
+      if (!groups[i].reduced) pass.inner *= groups[i].size;
+    }
+    // Reduced groups before g are still present in `outer`; later ones are
+    // gone already, so `inner` counts only kept groups.
+    passes.push_back(pass);
+  }
+  return passes;
+}
+
+}  // namespace cuda_kernels
+}  // namespace tfd

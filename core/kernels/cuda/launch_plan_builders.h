@@ -1,0 +1,31 @@
+// Host-side builders of the GPU launch plans (launch_plans.h) from tensor
+// shapes. Plain C++; used by the GPU kernels' registration code and tested
+// without a GPU.
+#ifndef TFD_CORE_KERNELS_CUDA_LAUNCH_PLAN_BUILDERS_H_
+#define TFD_CORE_KERNELS_CUDA_LAUNCH_PLAN_BUILDERS_H_
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/framework/tensor_shape.h"
+#include "core/kernels/cuda/launch_plans.h"
+
+namespace tfd {
+namespace cuda_kernels {
+
+// The plan for z = f(x, y) with x, y broadcast to `out` (which must be
+// BroadcastShapes(x, y)). UNIMPLEMENTED when the merged output has more
+// than kMaxBroadcastDims dimensions.
+absl::StatusOr<BroadcastParams> MakeBroadcastParams(const TensorShape& x, const TensorShape& y,
+                                                    const TensorShape& out);
+
+// The passes that reduce `input` over the axes marked in `reduced` (one
+// flag per dimension), in execution order. Empty when nothing is reduced
+// (or only size-1 axes are): the result is then a copy of the input.
+std::vector<ReductionPass> MakeReductionPasses(const TensorShape& input,
+                                               const std::vector<bool>& reduced);
+
+}  // namespace cuda_kernels
+}  // namespace tfd
+
+#endif  // TFD_CORE_KERNELS_CUDA_LAUNCH_PLAN_BUILDERS_H_

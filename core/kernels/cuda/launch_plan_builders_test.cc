@@ -1,0 +1,124 @@
+// The GPU kernels' launch plans, built and checked on the host in every
+// build: broadcast kinds and strides, and reduction passes, including a
+// host emulation of the passes against a direct reduction.
+#include "core/kernels/cuda/launch_plan_builders.h"
+
+#include <numeric>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace tfd {
+namespace cuda_kernels {
+namespace {
+
+BroadcastParams Plan(const TensorShape& x, const TensorShape& y, const TensorShape& out) {
+  absl::StatusOr<BroadcastParams> p = MakeBroadcastParams(x, y, out);
+  EXPECT_TRUE(p.ok()) << p.status();
+  return p.ok() ? *p : BroadcastParams();
+}
+
+TEST(BroadcastParamsTest, FastPathsAreRecognized) {
+  EXPECT_EQ(Plan({4, 5}, {4, 5}, {4, 5}).kind, BroadcastParams::kSameShape);
+  EXPECT_EQ(Plan({}, {4, 5}, {4, 5}).kind, BroadcastParams::kScalarLeft);
+  EXPECT_EQ(Plan({1, 1}, {4, 5}, {4, 5}).kind, BroadcastParams::kScalarLeft);
+  EXPECT_EQ(Plan({4, 5}, {1}, {4, 5}).kind, BroadcastParams::kScalarRight);
+  const BroadcastParams bias = Plan({6, 4, 5}, {5}, {6, 4, 5});
+  EXPECT_EQ(bias.kind, BroadcastParams::kRowVector);
+  EXPECT_EQ(bias.cols, 5);
+  // A column vector on the right, or the row vector on the left, are general.
+  EXPECT_EQ(Plan({4, 5}, {4, 1}, {4, 5}).kind, BroadcastParams::kGeneral);
+  EXPECT_EQ(Plan({5}, {4, 5}, {4, 5}).kind, BroadcastParams::kGeneral);
+}
+
+TEST(BroadcastParamsTest, GeneralStridesMapEveryOutputElement) {
+  const TensorShape x({2, 1, 3}), y({4, 1}), out({2, 4, 3});
+  const BroadcastParams p = Plan(x, y, out);
+  ASSERT_EQ(p.kind, BroadcastParams::kGeneral);
+  // Walk the output as the kernel does and compare with numpy's indexing.
+  int64_t flat = 0;
+  for (int64_t i = 0; i < 2; ++i) {
+    for (int64_t j = 0; j < 4; ++j) {
+      for (int64_t k = 0; k < 3; ++k, ++flat) {
+        int64_t rest = flat, xo = 0, yo = 0;
+        for (int d = p.rank - 1; d >= 0; --d) {
+          const int64_t idx = rest % p.dims[d];
+          rest /= p.dims[d];
+          xo += idx * p.x_strides[d];
+          yo += idx * p.y_strides[d];
+        }
+        EXPECT_EQ(xo, i * 3 + k);
+        EXPECT_EQ(yo, j);
+      }
+    }
+  }
+}
+
+TEST(BroadcastParamsTest, TooManyMergedDimensionsAreUnimplemented) {
+  // Alternating broadcast axes cannot merge: 9 dimensions stay 9.
+  TensorShape x({2, 1, 2, 1, 2, 1, 2, 1, 2}), y({1, 2, 1, 2, 1, 2, 1, 2, 1});
+  TensorShape out({2, 2, 2, 2, 2, 2, 2, 2, 2});
+  absl::StatusOr<BroadcastParams> p = MakeBroadcastParams(x, y, out);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(p.status().message().find("up to 8 merged dimensions"), std::string::npos);
+}
+
+std::vector<double> ReduceByPasses(std::vector<double> v, const std::vector<ReductionPass>& ps) {
+  for (const ReductionPass& p : ps) {
+    std::vector<double> out(p.outer * p.inner, 0.0);
+    for (int64_t o = 0; o < p.outer; ++o)
+      for (int64_t r = 0; r < p.reduce; ++r)
+        for (int64_t i = 0; i < p.inner; ++i)
+          out[o * p.inner + i] += v[(o * p.reduce + r) * p.inner + i];
+    v = out;
+  }
+  return v;
+}
+
+TEST(ReductionPassesTest, PassesMatchADirectReduction) {
+  const TensorShape shape({4, 5, 6});
+  std::vector<double> x(120);
+  std::iota(x.begin(), x.end(), 1.0);
+  struct Case {
+    std::vector<bool> reduced;
+    size_t passes;
+  } cases[] = {{{false, true, false}, 1}, {{true, false, true}, 2}, {{true, true, true}, 1},
+               {{false, false, true}, 1}, {{true, false, false}, 1}, {{true, true, false}, 1}};
+  for (const Case& c : cases) {
+    const std::vector<ReductionPass> passes = MakeReductionPasses(shape, c.reduced);
+    EXPECT_EQ(passes.size(), c.passes);
+    std::vector<double> direct;
+    for (int64_t i = 0; i < 4; ++i)
+      for (int64_t j = 0; j < 5; ++j)
+        for (int64_t k = 0; k < 6; ++k) {
+          const int64_t key = (c.reduced[0] ? 0 : i) * 30 + (c.reduced[1] ? 0 : j) * 6 +
+                              (c.reduced[2] ? 0 : k);
+          if (direct.size() <= static_cast<size_t>(key)) direct.resize(key + 1, 0.0);
+          direct[key] += x[(i * 5 + j) * 6 + k];
+        }
+    std::vector<double> compact;
+    for (double d : direct) {
+      if (d != 0) compact.push_back(d);
+    }
+    EXPECT_EQ(ReduceByPasses(x, passes), compact);
+  }
+  const std::vector<ReductionPass> two = MakeReductionPasses(shape, {true, false, true});
+  EXPECT_EQ(two[0].outer, 20);
+  EXPECT_EQ(two[0].reduce, 6);
+  EXPECT_EQ(two[1].outer, 1);
+  EXPECT_EQ(two[1].reduce, 4);
+  EXPECT_EQ(two[1].inner, 5);
+}
+
+TEST(ReductionPassesTest, SizeOneAndEmptyAxes) {
+  EXPECT_TRUE(MakeReductionPasses(TensorShape({1, 7}), {true, false}).empty());
+  const std::vector<ReductionPass> empty = MakeReductionPasses(TensorShape({3, 0}), {false, true});
+  ASSERT_EQ(empty.size(), 1u);
+  EXPECT_EQ(empty[0].outer, 3);
+  EXPECT_EQ(empty[0].reduce, 0);
+}
+
+}  // namespace
+}  // namespace cuda_kernels
+}  // namespace tfd

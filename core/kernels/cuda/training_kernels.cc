@@ -1,0 +1,115 @@
+// GPU kernels of the fused optimizer update ops (core/kernels/
+// training_ops.cc): ResourceApplyGradientDescent, ResourceApplyKerasMomentum,
+// ResourceApplyAdam and ResourceApplyAdamWithAmsgrad for float, double,
+// half and bfloat16, each a one-variable list of the multi-tensor launchers
+// (optimizer_updates.h). The var and slot inputs are the variables' own
+// device buffers, updated in place (Note [Variables as inputs] in
+// training_ops.cc); the hyperparameters are host scalars, widened and
+// combined here exactly as the CPU kernels combine them.
+#include <cmath>
+#include <type_traits>
+
+#include "core/device/cuda/cuda_device.h"
+#include "core/device/cuda/cuda_status.h"
+#include "core/framework/kernel.h"
+#include "core/framework/status.h"
+#include "core/kernels/cuda/optimizer_updates.h"
+
+namespace tfd {
+namespace {
+
+using cuda_kernels::UpdateTensors;
+
+// The CPU kernels' arithmetic type: double for double, float otherwise.
+template <typename T>
+using Compute = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+template <typename T>
+Compute<T> Scalar(const KernelContext& ctx, int i) {
+  return static_cast<Compute<T>>(ctx.input(i).scalar<T>());
+}
+
+template <typename T>
+T* Buffer(const KernelContext& ctx, int i) {
+  return ctx.input(i).data<T>();
+}
+
+// var, alpha, delta.
+template <typename T>
+absl::Status GradientDescentGpu(KernelContext& ctx) {
+  UpdateTensors<T> u;
+  u.var = Buffer<T>(ctx, 0);
+  u.grad = Buffer<T>(ctx, 2);
+  u.n = ctx.input(0).NumElements();
+  TFD_ASSIGN_OR_RETURN(CudaDevice * gpu, AsCudaDevice(ctx.device()));
+  TFD_RETURN_IF_ERROR(gpu->Activate());
+  return TFD_CUDA_STATUS(cuda_kernels::LaunchGradientDescent<T>(
+      &u, 1, {static_cast<double>(Scalar<T>(ctx, 1))}, gpu->stream()));
+}
+
+// var, accum, lr, grad, momentum.
+template <typename T>
+absl::Status KerasMomentumGpu(KernelContext& ctx) {
+  TFD_ASSIGN_OR_RETURN(bool nesterov, ctx.GetAttr<bool>("use_nesterov"));
+  UpdateTensors<T> u;
+  u.var = Buffer<T>(ctx, 0);
+  u.slot0 = Buffer<T>(ctx, 1);
+  u.grad = Buffer<T>(ctx, 3);
+  u.n = ctx.input(0).NumElements();
+  cuda_kernels::MomentumParams p;
+  p.lr = Scalar<T>(ctx, 2);
+  p.momentum = Scalar<T>(ctx, 4);
+  p.nesterov = nesterov;
+  TFD_ASSIGN_OR_RETURN(CudaDevice * gpu, AsCudaDevice(ctx.device()));
+  TFD_RETURN_IF_ERROR(gpu->Activate());
+  return TFD_CUDA_STATUS(cuda_kernels::LaunchKerasMomentum<T>(&u, 1, p, gpu->stream()));
+}
+
+// var, m, v, [vhat,] beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad.
+template <typename T, bool kAmsgrad>
+absl::Status AdamGpu(KernelContext& ctx) {
+  bool nesterov = false;
+  if (!kAmsgrad) {
+    TFD_ASSIGN_OR_RETURN(nesterov, ctx.GetAttr<bool>("use_nesterov"));
+  }
+  constexpr int s = kAmsgrad ? 4 : 3;  // First scalar input.
+  UpdateTensors<T> u;
+  u.var = Buffer<T>(ctx, 0);
+  u.slot0 = Buffer<T>(ctx, 1);
+  u.slot1 = Buffer<T>(ctx, 2);
+  if (kAmsgrad) u.slot2 = Buffer<T>(ctx, 3);
+  u.grad = Buffer<T>(ctx, s + 6);
+  u.n = ctx.input(0).NumElements();
+  using C = Compute<T>;
+  const C one(1);
+  const C beta1_power = Scalar<T>(ctx, s), beta2_power = Scalar<T>(ctx, s + 1);
+  cuda_kernels::AdamParams p;
+  // In C, as the CPU kernel, so both devices step by the same alpha.
+  p.alpha = Scalar<T>(ctx, s + 2) * std::sqrt(one - beta2_power) / (one - beta1_power);
+  p.beta1 = Scalar<T>(ctx, s + 3);
+  p.beta2 = Scalar<T>(ctx, s + 4);
+  p.epsilon = Scalar<T>(ctx, s + 5);
+  p.nesterov = nesterov;
+  p.amsgrad = kAmsgrad;
+  TFD_ASSIGN_OR_RETURN(CudaDevice * gpu, AsCudaDevice(ctx.device()));
+  TFD_RETURN_IF_ERROR(gpu->Activate());
+  return TFD_CUDA_STATUS(cuda_kernels::LaunchAdam<T>(&u, 1, p, gpu->stream()));
+}
+
+#define TFD_TRAINING_GPU(T)                                                            \
+  TFD_REGISTER_KERNEL("ResourceApplyGradientDescent", DeviceType::kGPU,                \
+                      DataTypeToEnum<T>::value, GradientDescentGpu<T>);                \
+  TFD_REGISTER_KERNEL("ResourceApplyKerasMomentum", DeviceType::kGPU,                  \
+                      DataTypeToEnum<T>::value, KerasMomentumGpu<T>);                  \
+  TFD_REGISTER_KERNEL("ResourceApplyAdam", DeviceType::kGPU, DataTypeToEnum<T>::value, \
+                      (AdamGpu<T, false>));                                            \
+  TFD_REGISTER_KERNEL("ResourceApplyAdamWithAmsgrad", DeviceType::kGPU,                \
+                      DataTypeToEnum<T>::value, (AdamGpu<T, true>));
+TFD_TRAINING_GPU(float)
+TFD_TRAINING_GPU(double)
+TFD_TRAINING_GPU(half)
+TFD_TRAINING_GPU(bfloat16)
+#undef TFD_TRAINING_GPU
+
+}  // namespace
+}  // namespace tfd
