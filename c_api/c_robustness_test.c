@@ -427,6 +427,58 @@ static void Training(TF_Status* s) {
   TFD_DeleteModel(m);
 }
 
+static void Saving(TF_Status* s) {
+  TFD_Model* m = TFD_NewSequential(NULL, NULL, s);
+  EXPECT(TFD_ModelSaveCheckpoint(NULL, "/tmp/x", s) == NULL);
+  EXPECT_ERROR(s, TF_INVALID_ARGUMENT);
+  EXPECT(TFD_ModelSaveCheckpoint(m, NULL, s) == NULL);
+  EXPECT_ERROR(s, TF_INVALID_ARGUMENT);
+  TFD_ModelRestoreCheckpoint(NULL, "/tmp/x", s);
+  EXPECT_ERROR(s, TF_INVALID_ARGUMENT);
+  TFD_ModelRestoreCheckpoint(m, NULL, s);
+  EXPECT_ERROR(s, TF_INVALID_ARGUMENT);
+  TFD_ModelExportSavedModel(NULL, "/tmp/x", s);
+  EXPECT_ERROR(s, TF_INVALID_ARGUMENT);
+  TFD_ModelExportSavedModel(m, NULL, s);
+  EXPECT_ERROR(s, TF_INVALID_ARGUMENT);
+  TFD_DeleteModel(m);
+}
+
+static void Sessions(TF_Status* s) {
+  TF_Graph* graph = TF_NewGraph();
+  TF_SessionOptions* options = TF_NewSessionOptions();
+  EXPECT(TF_GraphOperationByName(NULL, "x") == NULL);
+  EXPECT(TF_GraphOperationByName(graph, NULL) == NULL);
+  EXPECT(TF_GraphOperationByName(graph, "no_such_op") == NULL);
+  EXPECT(TF_OperationName(NULL) == NULL);
+  const char* tags[1] = {"serve"};
+  const char* null_tag[1] = {NULL};
+  EXPECT(TF_LoadSessionFromSavedModel(NULL, NULL, "/tmp/x", tags, 1, graph, NULL, s) == NULL);
+  EXPECT_ERROR(s, TF_INVALID_ARGUMENT);
+  EXPECT(TF_LoadSessionFromSavedModel(options, NULL, NULL, tags, 1, graph, NULL, s) == NULL);
+  EXPECT_ERROR(s, TF_INVALID_ARGUMENT);
+  EXPECT(TF_LoadSessionFromSavedModel(options, NULL, "/tmp/x", tags, 1, NULL, NULL, s) == NULL);
+  EXPECT_ERROR(s, TF_INVALID_ARGUMENT);
+  EXPECT(TF_LoadSessionFromSavedModel(options, NULL, "/tmp/x", NULL, 1, graph, NULL, s) == NULL);
+  EXPECT_ERROR(s, TF_INVALID_ARGUMENT);
+  EXPECT(TF_LoadSessionFromSavedModel(options, NULL, "/tmp/x", null_tag, 1, graph, NULL, s) ==
+         NULL);
+  EXPECT_ERROR(s, TF_INVALID_ARGUMENT);
+  TF_Output out = {NULL, 0};
+  TF_Tensor* value = NULL;
+  TF_SessionRun(NULL, NULL, NULL, NULL, 0, &out, &value, 1, NULL, 0, NULL, s);
+  EXPECT_ERROR(s, TF_INVALID_ARGUMENT);
+  EXPECT(value == NULL);
+  TF_CloseSession(NULL, s);
+  EXPECT_ERROR(s, TF_INVALID_ARGUMENT);
+  TF_DeleteSession(NULL, s);
+  EXPECT_OK(s);
+  TF_DeleteSessionOptions(options);
+  TF_DeleteSessionOptions(NULL);
+  TF_DeleteGraph(graph);
+  TF_DeleteGraph(NULL);
+}
+
 int main(void) {
   TensorsAndStatus();
   TF_Status* s = TF_NewStatus();
@@ -435,6 +487,8 @@ int main(void) {
   Datasets(s);
   Building(s);
   Training(s);
+  Saving(s);
+  Sessions(s);
   TF_DeleteStatus(s);
   if (failures == 0) printf("c_robustness_test: all checks passed\n");
   return failures == 0 ? 0 : 1;

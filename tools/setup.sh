@@ -16,6 +16,8 @@ PACKAGES=(
   default-jdk-headless junit5 golang-go
   # The default dataset: Fashion-MNIST in /usr/share/datasets/fashion-mnist.
   dataset-fashion-mnist
+  # python3 -m venv for the TensorFlow interop venv (tools/interop_venv.sh).
+  python3-venv
 )
 
 missing=()

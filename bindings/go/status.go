@@ -1,5 +1,8 @@
 package tfd
 
+// #include "tensorflow/c/tf_status.h"
+import "C"
+
 import (
 	"errors"
 	"fmt"
@@ -46,8 +49,9 @@ func (c Code) String() string {
 
 // Error is an error reported by tfd, with its status code.
 type Error struct {
-	code Code
-	msg  string
+	code  Code
+	msg   string
+	cause error // what made a Go-side error, e.g. a context's Err()
 }
 
 // Error is "CODE: message".
@@ -58,6 +62,10 @@ func (e *Error) Code() Code { return e.code }
 
 // Message is the text without the code.
 func (e *Error) Message() string { return e.msg }
+
+// Unwrap is the Go error behind this one, if any, so that
+// errors.Is(err, context.Canceled) holds for a cancelled Fit.
+func (e *Error) Unwrap() error { return e.cause }
 
 // CodeOf is the code of err: OK for nil, the code of the first *Error in
 // err's chain, Unknown for any other error.
@@ -74,4 +82,20 @@ func CodeOf(err error) Code {
 
 func errorf(code Code, format string, args ...interface{}) error {
 	return &Error{code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+// status owns a TF_Status for one call into the C API.
+type status struct{ c *C.TF_Status }
+
+func newStatus() *status { return &status{c: C.TF_NewStatus()} }
+
+func (s *status) delete() { C.TF_DeleteStatus(s.c) }
+
+// err is nil for TF_OK, else an *Error with the status's code and message.
+func (s *status) err() error {
+	code := Code(C.TF_GetCode(s.c))
+	if code == OK {
+		return nil
+	}
+	return &Error{code: code, msg: C.GoString(C.TF_Message(s.c))}
 }

@@ -16,6 +16,7 @@
 #include "core/nn/model.h"
 #include "core/nn/optimizer.h"
 #include "core/nn/sequential.h"
+#include "savedmodel/checkpoint/checkpoint.h"
 
 // Keras-style options as the JSON values a Keras config would hold, in
 // the order they were set; a key set twice keeps one entry.
@@ -39,7 +40,7 @@ namespace capi {
 // the shapes of the first batch, as Keras does, so they are made on first
 // use (`metrics` empty until then).
 struct CompiledState {
-  std::unique_ptr<nn::Optimizer> optimizer;
+  std::shared_ptr<nn::Optimizer> optimizer;
   std::unique_ptr<nn::Loss> loss;  // Reduction::kNone: the loop scales it.
   std::vector<std::string> metric_names;
   std::vector<std::unique_ptr<nn::MeanMetricWrapper>> metrics;
@@ -55,6 +56,10 @@ struct TFD_Model {
   std::shared_ptr<tfd::nn::Model> model;
   std::shared_ptr<tfd::nn::Sequential> sequential;  // Null for Functional models.
   std::optional<tfd::capi::CompiledState> compiled;
+  // tf.train.Checkpoint(model=, optimizer=), made by the first save or
+  // restore and again when a new compile brings another optimizer.
+  std::unique_ptr<tfd::savedmodel::Checkpoint> checkpoint;
+  std::shared_ptr<tfd::nn::Optimizer> checkpoint_optimizer;  // The one it was made with.
 };
 
 #endif  // TFD_C_API_INTERNAL_TFD_STRUCTS_H_

@@ -20,7 +20,7 @@ class ReplicatedStrategy::Context : public ReplicaContext {
   Context(ReplicatedStrategy* strategy, int replica) : s_(strategy), r_(replica) {}
 
   Strategy& strategy() const override { return *s_; }
-  int replica_id_in_sync_group() const override { return r_; }
+  int replica_id_in_sync_group() const override { return s_->first_replica_id() + r_; }
   int num_replicas_in_sync() const override { return s_->num_replicas_in_sync(); }
   Device* device() const override { return s_->devices_[r_]; }
 
@@ -97,9 +97,9 @@ absl::Status ReplicatedStrategy::Init(std::vector<Device*> devices,
   options_ = std::move(options);
   cross_device_ops_ = options_.cross_device_ops.empty() ? SelectCrossDeviceOps(devices_)
                                                         : options_.cross_device_ops;
-  TFD_ASSIGN_OR_RETURN(comms_, CreateCrossDeviceOps(cross_device_ops_, devices_));
+  TFD_ASSIGN_OR_RETURN(comms_, MakeCommunicators());
   std::vector<std::vector<int>> cpus;
-  for (int r = 0; r < num_replicas_in_sync(); ++r) {
+  for (int r = 0; r < num_local_replicas(); ++r) {
     contexts_.push_back(std::make_unique<Context>(this, r));
     ThreadPool* pool = devices_[r]->thread_pool();
     cpus.push_back(pool != nullptr ? pool->cpus() : std::vector<int>());
@@ -110,13 +110,17 @@ absl::Status ReplicatedStrategy::Init(std::vector<Device*> devices,
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::vector<std::unique_ptr<Communicator>>> ReplicatedStrategy::MakeCommunicators() {
+  return CreateCrossDeviceOps(cross_device_ops_, devices_);
+}
+
 absl::StatusOr<PerReplica> ReplicatedStrategy::Run(const ReplicaFn& fn) {
   const ReplicaContext* outer = CurrentReplicaContext();
   if (outer != nullptr && &outer->strategy() == this) {
     return FailedPrecondition(name(), ".Run: called from inside a replica function (replica ",
                               outer->replica_id_in_sync_group(), "); Run does not nest");
   }
-  const int n = num_replicas_in_sync();
+  const int n = num_local_replicas();
   absl::MutexLock run_lock(&run_mu_);
   {
     absl::MutexLock lock(&mu_);
@@ -141,8 +145,7 @@ absl::StatusOr<PerReplica> ReplicatedStrategy::Run(const ReplicaFn& fn) {
   if (failures.empty()) return outputs;
   // The failure aborted (or a timeout poisoned) the group of collectives:
   // later steps get a fresh one.
-  absl::StatusOr<std::vector<std::unique_ptr<Communicator>>> comms =
-      CreateCrossDeviceOps(cross_device_ops_, devices_);
+  absl::StatusOr<std::vector<std::unique_ptr<Communicator>>> comms = MakeCommunicators();
   if (comms.ok()) comms_ = *std::move(comms);
   const auto& [replica, status] = failures[0];
   return absl::Status(status.code(),
@@ -191,7 +194,7 @@ void ReplicatedStrategy::Coordinate() {
   auto count = [this](Phase p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return static_cast<int>(std::count(phases_.begin(), phases_.end(), p));
   };
-  const int n = num_replicas_in_sync();
+  const int n = num_local_replicas();
   while (true) {
     // Wait until every replica is done or in MergeCall; once one is in
     // MergeCall, for at most the timeout.

@@ -55,7 +55,8 @@ class ReplicatedStrategy : public Strategy {
  public:
   ~ReplicatedStrategy() override;
 
-  int num_replicas_in_sync() const override { return static_cast<int>(devices_.size()); }
+  int num_replicas_in_sync() const override { return num_local_replicas(); }
+  int num_local_replicas() const final { return static_cast<int>(devices_.size()); }
   std::vector<Device*> replica_devices() const override { return devices_; }
   absl::StatusOr<PerReplica> Run(const ReplicaFn& fn) override;
 
@@ -72,6 +73,17 @@ class ReplicatedStrategy : public Strategy {
   ReplicatedStrategy();
   // Sets up the devices (non-empty, distinct), collectives and threads.
   absl::Status Init(std::vector<Device*> devices, ReplicatedStrategyOptions options);
+
+  // The collectives of the local replicas, one per device (replica i's at
+  // [i]). Called by Init and again after a failed step, whose collectives
+  // are poisoned; a subclass that cannot rebuild them returns an error and
+  // keeps the poisoned ones. Default: CreateCrossDeviceOps(cross_device_ops()).
+  virtual absl::StatusOr<std::vector<std::unique_ptr<Communicator>>> MakeCommunicators();
+
+  // The replica id (replica_id_in_sync_group) of local replica 0; local
+  // replica i has id first_replica_id() + i. Non-zero on the workers of a
+  // multi-worker strategy.
+  virtual int first_replica_id() const { return 0; }
 
   // The subclass's placement policy, called once per variable in
   // cross-replica context.

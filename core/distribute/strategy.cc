@@ -64,9 +64,9 @@ absl::StatusOr<Tensor> ReplicaContext::AllGather(const Tensor& value) {
 }
 
 absl::StatusOr<Tensor> Strategy::Reduce(ReduceOp op, absl::Span<const Tensor> per_replica) {
-  if (static_cast<int>(per_replica.size()) != num_replicas_in_sync()) {
+  if (static_cast<int>(per_replica.size()) != num_local_replicas()) {
     return InvalidArgument(name(), ".Reduce: expected one value per replica (",
-                           num_replicas_in_sync(), "), got ", per_replica.size());
+                           num_local_replicas(), "), got ", per_replica.size());
   }
   std::vector<Tensor> host;
   for (const Tensor& t : per_replica) {
@@ -84,9 +84,9 @@ absl::StatusOr<Tensor> Strategy::Reduce(ReduceOp op, absl::Span<const Tensor> pe
 
 absl::StatusOr<std::vector<Tensor>> Strategy::ExperimentalLocalResults(const PerReplica& results,
                                                                          int output) const {
-  if (static_cast<int>(results.size()) != num_replicas_in_sync()) {
+  if (static_cast<int>(results.size()) != num_local_replicas()) {
     return InvalidArgument(name(), ".ExperimentalLocalResults: expected the outputs of ",
-                           num_replicas_in_sync(), " replica(s), got ", results.size());
+                           num_local_replicas(), " replica(s), got ", results.size());
   }
   std::vector<Tensor> values;
   for (size_t r = 0; r < results.size(); ++r) {

@@ -91,7 +91,11 @@ class Strategy {
   // "MirroredStrategy", "OneDeviceStrategy", ...
   virtual std::string name() const = 0;
   virtual int num_replicas_in_sync() const = 0;
-  // The device of each replica, by replica id.
+  // The replicas run by this process: all of them, except in multi-worker
+  // strategies where each worker runs its share. Run() returns, and
+  // ExperimentalLocalResults and Reduce take, one value per local replica.
+  virtual int num_local_replicas() const { return num_replicas_in_sync(); }
+  // The device of each local replica, by local index.
   virtual std::vector<Device*> replica_devices() const = 0;
 
   // A variable placed by this strategy's policy (mirrored copies, one

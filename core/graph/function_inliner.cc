@@ -26,6 +26,10 @@ class Inliner {
   // Appends `node` (inputs already in the outer graph's naming) to the
   // output, inlining it when it is a call.
   absl::Status Emit(tensorflow::NodeDef node, int depth) {
+    if (out_->node_size() >= kMaxInlinedNodes) {
+      return InvalidArgument("inlining function calls makes more than ", kMaxInlinedNodes,
+                             " nodes");
+    }
     if (!IsFunctionCallOp(node.op())) {
       *out_->add_node() = std::move(node);
       return absl::OkStatus();
@@ -75,8 +79,16 @@ class Inliner {
     int k = 0;
     if (!absl::SimpleAtoi(parts[2], &k) || k < 0) return InvalidArgument("bad reference '", input, "'");
     const tensorflow::NodeDef& src = *it->second;
-    TFD_ASSIGN_OR_RETURN(std::vector<OutputArg> args,
-                         OutputArgs(src.op(), ProtoAttrMap(src.attr().begin(), src.attr().end())));
+    absl::StatusOr<std::vector<OutputArg>> layout =
+        OutputArgs(src.op(), ProtoAttrMap(src.attr().begin(), src.attr().end()));
+    if (absl::IsNotFound(layout.status())) {
+      // An op tfd does not know: its outputs cannot be laid out, but the
+      // node and everything reading it are refused or dropped later
+      // (graph_def.h, the loader), so the index given here is never used.
+      return absl::StrCat(name, ":", k);
+    }
+    TFD_RETURN_IF_ERROR(layout.status());
+    const std::vector<OutputArg>& args = *layout;
     int offset = 0;
     for (const OutputArg& a : args) {
       // A single-output op is found by position even if its argument is

@@ -11,13 +11,16 @@
 // keep their meaning (a NoOp when F returns nothing). Control inputs of C
 // become control inputs of every body node, through a NoOp "C/_control".
 // Nested calls are inlined recursively, at most kMaxCallDepth deep
-// (recursion is refused). The result has an empty library.
+// (recursion is refused), into at most kMaxInlinedNodes nodes. The result
+// has an empty library.
+//
+// Ops tfd does not know are copied as they are (the graph importer or the
+// loader refuses them, naming node and op); a reference "node:out:k" to
+// one becomes "node:k".
 //
 // Errors, naming the call node: NOT_FOUND for a function missing from the
 // library; INVALID_ARGUMENT for an argument count that does not match the
-// signature or a reference to a node or argument the body lacks;
-// NOT_FOUND "op 'X' is not known to tfd" when a body reference goes
-// through an op whose outputs tfd cannot lay out.
+// signature or a reference to a node or argument the body lacks.
 #ifndef TFD_CORE_GRAPH_FUNCTION_INLINER_H_
 #define TFD_CORE_GRAPH_FUNCTION_INLINER_H_
 
@@ -28,6 +31,9 @@ namespace tfd {
 namespace graph {
 
 inline constexpr int kMaxCallDepth = 32;
+// Calls that fan out at every level could otherwise grow the graph
+// exponentially with the depth.
+inline constexpr int kMaxInlinedNodes = 1 << 20;
 
 absl::StatusOr<tensorflow::GraphDef> InlineFunctionCalls(const tensorflow::GraphDef& graph);
 

@@ -123,10 +123,16 @@ TEST(FunctionInlinerTest, ErrorsNameTheCall) {
 TEST(FunctionInlinerTest, UnknownOpInBodyIsNamedOnImport) {
   tensorflow::GraphDef g = CallingGraph();
   g.mutable_library()->mutable_function(0)->mutable_node_def(0)->set_op("MysteryOp");
-  // The ret references "Relu:activations:0" through the unknown op.
   auto flat = InlineFunctionCalls(g);
-  ASSERT_FALSE(flat.ok());
-  EXPECT_NE(flat.status().message().find("MysteryOp"), std::string::npos) << flat.status();
+  ASSERT_TRUE(flat.ok()) << flat.status();
+  auto graph = GraphFromGraphDef(*flat);
+  ASSERT_FALSE(graph.ok());
+  EXPECT_EQ(graph.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(graph.status().message().find(
+                "node 'StatefulPartitionedCall/layer/PartitionedCall/Relu'"),
+            std::string::npos)
+      << graph.status();
+  EXPECT_NE(graph.status().message().find("MysteryOp"), std::string::npos);
 }
 
 }  // namespace

@@ -101,6 +101,13 @@ absl::StatusOr<Tensor> TensorFromProto(const tensorflow::TensorProto& proto) {
                            " cannot be held by a tfd tensor");
   }
   TFD_ASSIGN_OR_RETURN(TensorShape shape, ShapeFromProto(proto.tensor_shape()));
+  // Typed values repeat their last element to fill the shape, so a few
+  // bytes can ask for any size; refuse what no real graph constant needs.
+  const size_t element_size = dtype == DT_STRING ? sizeof(std::string) : DataTypeSize(dtype);
+  if (static_cast<double>(shape.num_elements()) * element_size > kMaxTensorProtoBytes) {
+    return InvalidArgument("TensorProto of ", DataTypeName(dtype), " ", shape.DebugString(),
+                           " is larger than ", kMaxTensorProtoBytes, " bytes");
+  }
   TFD_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(dtype, shape));
   const int64_t n = out.NumElements();
   if (dtype == DT_STRING) {

@@ -9,7 +9,10 @@
 // zeros).
 //
 // Errors: INVALID_ARGUMENT for a dtype a Tensor cannot hold, an unknown or
-// negative dimension, or content whose size does not match the shape.
+// negative dimension, content whose size does not match the shape, or a
+// tensor over kMaxTensorProtoBytes (1 GiB: far more than any graph
+// constant, since a protobuf message cannot exceed 2 GiB; the limit stops a
+// few bytes of repeated typed values from asking for any allocation).
 #ifndef TFD_CORE_GRAPH_TENSOR_PROTO_H_
 #define TFD_CORE_GRAPH_TENSOR_PROTO_H_
 
@@ -24,6 +27,8 @@
 
 namespace tfd {
 namespace graph {
+
+inline constexpr size_t kMaxTensorProtoBytes = size_t{1} << 30;
 
 // A host copy of `tensor` as a TensorProto.
 absl::StatusOr<tensorflow::TensorProto> TensorToProto(const Tensor& tensor);

@@ -73,6 +73,12 @@ TEST(TensorProtoTest, BadInputIsAnError) {
   too_many.add_float_val(2);  // A scalar holds one.
   EXPECT_FALSE(TensorFromProto(too_many).ok());
 
+  tensorflow::TensorProto huge;
+  huge.set_dtype(tensorflow::DT_FLOAT);
+  huge.mutable_tensor_shape()->add_dim()->set_size(int64_t{1} << 40);
+  huge.add_float_val(1.f);
+  EXPECT_NE(TensorFromProto(huge).status().message().find("larger than"), std::string::npos);
+
   tensorflow::TensorProto resource;
   resource.set_dtype(tensorflow::DT_RESOURCE);
   EXPECT_FALSE(TensorFromProto(resource).ok());

@@ -51,20 +51,26 @@ absl::StatusOr<LayerOptions> KerasConfig::Common() {
   if (!options.name.empty()) name_ = options.name;
   TFD_ASSIGN_OR_RETURN(options.trainable, Bool("trainable", true));
   if (const JsonValue* dtype = Take("dtype")) {
-    // Mixed precision writes {"class_name": "Policy", "config": {"name": ...}};
-    // tfd runs one dtype per layer, so only single-dtype policies map.
-    std::string dtype_name = dtype->text();
     if (dtype->is_object()) {
+      // A mixed-precision policy: {"class_name": "Policy", "config":
+      // {"name": "mixed_float16"}}.
       const JsonValue* policy = dtype->Find("config");
       const JsonValue* policy_name = policy == nullptr ? nullptr : policy->Find("name");
-      dtype_name = policy_name == nullptr ? "" : policy_name->text();
-    } else if (!dtype->is_string()) {
+      if (policy_name == nullptr || !policy_name->is_string()) {
+        return Error(absl::StatusCode::kInvalidArgument,
+                     "\"dtype\" policy needs a \"config\" with a \"name\"");
+      }
+      absl::StatusOr<DTypePolicy> parsed = DTypePolicy::FromName(policy_name->text());
+      if (!parsed.ok()) return Error(parsed.status().code(), parsed.status().message());
+      options.policy = *parsed;
+    } else if (dtype->is_string()) {
+      absl::StatusOr<DataType> parsed = KerasDtype(dtype->text());
+      if (!parsed.ok()) return Error(absl::StatusCode::kUnimplemented, parsed.status().message());
+      options.dtype = *parsed;
+    } else {
       return Error(absl::StatusCode::kInvalidArgument,
-                   absl::StrCat("\"dtype\" must be a string, got ", dtype->TypeName()));
+                   absl::StrCat("\"dtype\" must be a string or a policy, got ", dtype->TypeName()));
     }
-    absl::StatusOr<DataType> parsed = KerasDtype(dtype_name);
-    if (!parsed.ok()) return Error(absl::StatusCode::kUnimplemented, parsed.status().message());
-    options.dtype = *parsed;
   }
   TFD_ASSIGN_OR_RETURN(std::optional<Shape> batch_input_shape,
                        OptionalShape("batch_input_shape"));

@@ -42,9 +42,9 @@ class KerasConfig {
   // The layer's name once read by Common(); the class name before.
   const std::string& name() const { return name_; }
 
-  // The arguments every layer takes: name, trainable, dtype (a name or a
-  // mixed-precision Policy of one dtype) and batch_input_shape (becomes
-  // input_shape without its batch dimension).
+  // The arguments every layer takes: name, trainable, dtype (a dtype name,
+  // or a Policy object such as mixed_float16) and batch_input_shape
+  // (becomes input_shape without its batch dimension).
   absl::StatusOr<LayerOptions> Common();
 
   absl::StatusOr<int64_t> Int(absl::string_view key);

@@ -8,8 +8,15 @@
 // trainable flag is off); set_trainable() sets the flag of every layer, as
 // Keras does. TrainableVariables() is what an optimizer updates and a
 // GradientTape differentiates (through LocalVariables(), layer.h), and
-// Call(x, training) is the forward pass: the two hooks a training loop
-// (Compile/Fit, to come) needs.
+// Call(x, training) is the forward pass.
+//
+// Training follows tf-keras 2.x (see Note [Fit under a strategy] in
+// model_fit.cc): Compile(optimizer, loss, metrics) under the strategy the
+// model was built in; Fit(dataset) trains and returns the History;
+// Evaluate(dataset) returns "loss" and the metrics; Predict(dataset)
+// returns the outputs of every batch, concatenated. They run on the
+// calling thread, which must not be a replica thread; one at a time per
+// model.
 //
 // Summary() prints the Keras table (summary.h) with each layer's output
 // shape as recorded by the model's graph. A model not yet built has no
@@ -19,6 +26,9 @@
 // threads at once.
 //
 //   TFD_ASSIGN_OR_RETURN(std::string text, model->Summary());
+//   TFD_RETURN_IF_ERROR(model->Compile({optimizer, loss, {"accuracy"}}));
+//   TFD_ASSIGN_OR_RETURN(std::shared_ptr<History> history, model->Fit(train, fit_options));
+//   TFD_ASSIGN_OR_RETURN(Logs test, model->Evaluate(test_data));
 //   GradientTape tape;
 //   TFD_ASSIGN_OR_RETURN(Tensor logits, model->Call(x, /*training=*/true));
 //   ... tape.Gradient(loss, LocalVariables(model->TrainableVariables()));
@@ -31,9 +41,16 @@
 #include <string>
 #include <vector>
 
+#include "core/data/distributed_dataset.h"
+#include "core/distribute/strategy.h"
+#include "core/nn/callbacks/callback.h"
+#include "core/nn/callbacks/history.h"
+#include "core/nn/compiled_loss.h"
+#include "core/nn/compiled_metrics.h"
 #include "core/nn/layer.h"
 #include "core/nn/optimizer.h"
 #include "core/nn/summary.h"
+#include "core/nn/training_options.h"
 
 namespace tfd {
 namespace nn {
@@ -70,6 +87,36 @@ class Model : public Layer {
   // model; null before Compile.
   Optimizer* optimizer() const { return optimizer_.get(); }
 
+  // Configures training (tf.keras.Model.compile) under the current
+  // strategy, which Fit, Evaluate and Predict then use. Compiling again
+  // replaces the configuration. INVALID_ARGUMENT for a missing optimizer or
+  // loss, a loss with reduction 'none', bad metric entries or
+  // steps_per_execution < 1.
+  absl::Status Compile(CompileOptions options);
+  bool compiled() const { return compiled_loss_ != nullptr; }
+
+  // Trains for options.epochs epochs (see training_options.h) and returns
+  // the History. Errors: FAILED_PRECONDITION before Compile; INVALID_ARGUMENT
+  // for a null or empty dataset, elements that are not (x, y[, weight]),
+  // bad options, and the errors of the layers and loss on wrong shapes or
+  // dtypes; a callback's error as it returned it.
+  absl::StatusOr<std::shared_ptr<History>> Fit(data::DatasetPtr dataset,
+                                               FitOptions options = FitOptions());
+  // "loss" then the metrics over the dataset (tf.keras.Model.evaluate with
+  // return_dict). Errors as Fit.
+  absl::StatusOr<Logs> Evaluate(data::DatasetPtr dataset,
+                                EvaluateOptions options = EvaluateOptions());
+  // The model's outputs for every batch's x, concatenated along dimension 0
+  // (tf.keras.Model.predict). Needs no Compile. Errors as Fit.
+  absl::StatusOr<Tensor> Predict(data::DatasetPtr dataset,
+                                 PredictOptions options = PredictOptions());
+
+  // Keras's model.metrics_names: "loss", then the compiled metrics' names.
+  // Empty before Compile.
+  std::vector<std::string> metrics_names() const;
+  // The History of the last Fit; null before.
+  std::shared_ptr<History> history() const { return history_; }
+
  protected:
   Model(absl::string_view class_name, const LayerOptions& options) : Layer(class_name, options) {}
   bool autocast() const override { return false; }
@@ -80,7 +127,42 @@ class Model : public Layer {
   virtual std::vector<std::string> ConnectionsOf(const Layer& layer) const { return {}; }
 
  private:
+  // One step's input: one element per replica, and the batches of one
+  // execution.
+  using StepInput = std::vector<data::Element>;
+
+  // The strategy of Compile, else the current one.
+  distribute::Strategy& strategy() const;
+  // `dataset` split between the strategy's replicas.
+  absl::StatusOr<data::DistributedDatasetPtr> Distribute(const data::DatasetPtr& dataset) const;
+  // Runs `steps` (one execution) on every replica: forward, loss,
+  // gradients, update, metrics.
+  absl::Status TrainExecution(const std::vector<StepInput>& steps);
+  absl::Status TestExecution(const std::vector<StepInput>& steps);
+  // Each step's outputs, per replica in replica order, appended to `out`.
+  absl::Status PredictExecution(const std::vector<StepInput>& steps, std::vector<Tensor>* out);
+  // Builds the metrics named in Compile from the first step's shapes (in a
+  // MergeCall) when they are not built yet.
+  absl::Status MaybeBuildMetrics(distribute::ReplicaContext& ctx, bool build, const Tensor& y,
+                                 const Tensor& y_pred);
+  absl::Status ResetMetrics();
+  // "loss" and the metrics' results, read in cross-replica context.
+  absl::StatusOr<Logs> MetricLogs() const;
+  // The evaluation loop shared by Evaluate and Fit's validation.
+  absl::StatusOr<Logs> RunEvaluation(const data::DatasetPtr& dataset,
+                                     std::optional<int64_t> steps, Callback& callbacks);
+  // The default callbacks added to the user's: History and ProgbarLogger
+  // (when verbose), as Keras's CallbackList does.
+  absl::StatusOr<std::shared_ptr<History>> AddDefaultCallbacks(
+      const std::vector<std::shared_ptr<Callback>>& user, int verbose, bool add_history,
+      CallbackList* list);
+
   std::shared_ptr<Optimizer> optimizer_;
+  std::shared_ptr<CompiledLoss> compiled_loss_;
+  std::shared_ptr<CompiledMetrics> compiled_metrics_;
+  int steps_per_execution_ = 1;
+  distribute::Strategy* strategy_ = nullptr;
+  std::shared_ptr<History> history_;
   std::atomic<bool> stop_training_{false};
 };
 

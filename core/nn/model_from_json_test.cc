@@ -144,6 +144,27 @@ TEST(ModelFromJsonTest, UnsupportedOptionsNameLayerAndKey) {
   EXPECT_THAT(s.message(), HasSubstr("unknown initializer \"Orthogonal\""));
 }
 
+TEST(ModelFromJsonTest, MixedPrecisionPolicyIsKept) {
+  std::string json = absl::StrReplaceAll(
+      ReadTestdata("fashion_mnist_mlp.json"),
+      {{"\"dtype\": \"float32\", \"units\": 128",
+        "\"dtype\": {\"module\": \"keras.mixed_precision\", \"class_name\": \"Policy\", "
+        "\"config\": {\"name\": \"mixed_float16\"}, \"registered_name\": null}, \"units\": 128"}});
+  absl::StatusOr<std::shared_ptr<Model>> model = ModelFromJson(json);
+  ASSERT_TRUE(model.ok()) << model.status();
+  absl::StatusOr<std::shared_ptr<Layer>> dense = (*model)->GetLayer("dense");
+  ASSERT_TRUE(dense.ok());
+  EXPECT_EQ((*dense)->dtype_policy().name(), "mixed_float16");
+  EXPECT_EQ((*dense)->compute_dtype(), DT_HALF);
+  EXPECT_EQ((*dense)->dtype(), DT_FLOAT);
+
+  absl::Status s = FromMlpWith("\"dtype\": \"float32\", \"units\": 128",
+                               "\"dtype\": {\"class_name\": \"Policy\", \"config\": "
+                               "{\"name\": \"mixed_int8\"}}, \"units\": 128");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("Dense 'dense'"));
+}
+
 TEST(ModelFromJsonTest, MalformedValuesAreInvalidArguments) {
   absl::Status s = FromMlpWith("\"units\": 128", "\"units\": \"many\"");
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);

@@ -28,16 +28,19 @@ absl::Status CheckValue(const std::string& key, const SaveableValue& value, Data
   return absl::OkStatus();
 }
 
-// Whether the saved optimizer was built: its node has the `_variables`
-// list that Keras creates with the slots.
+// Whether a saved optimizer was built: its node, at "optimizer" or
+// "model/optimizer", has the `_variables` list that Keras creates with the
+// slots.
 bool HasOptimizerSlots(const tensorflow::TrackableObjectGraph& saved) {
-  if (saved.nodes_size() == 0) return false;
-  for (const auto& root_child : saved.nodes(0).children()) {
-    if (root_child.local_name() != "optimizer") continue;
-    if (root_child.node_id() < 0 || root_child.node_id() >= saved.nodes_size()) return false;
-    for (const auto& child : saved.nodes(root_child.node_id()).children()) {
-      if (child.local_name() == "_variables") return true;
+  auto child = [&saved](int node, absl::string_view name) -> int {
+    if (node < 0 || node >= saved.nodes_size()) return -1;
+    for (const auto& ref : saved.nodes(node).children()) {
+      if (ref.local_name() == name) return ref.node_id();
     }
+    return -1;
+  };
+  for (int optimizer : {child(0, "optimizer"), child(child(0, "model"), "optimizer")}) {
+    if (child(optimizer, "_variables") >= 0) return true;
   }
   return false;
 }
@@ -45,7 +48,19 @@ bool HasOptimizerSlots(const tensorflow::TrackableObjectGraph& saved) {
 }  // namespace
 
 Checkpoint::Checkpoint(std::shared_ptr<nn::Model> model, std::shared_ptr<nn::Optimizer> optimizer)
-    : model_(std::move(model)), optimizer_(std::move(optimizer)) {}
+    : model_(std::move(model)), optimizer_owner_(std::move(optimizer)),
+      optimizer_(optimizer_owner_.get()) {}
+
+Checkpoint::Checkpoint(std::shared_ptr<nn::Model> model, nn::Optimizer* optimizer)
+    : model_(std::move(model)), optimizer_(optimizer) {}
+
+std::vector<nn::Optimizer*> Checkpoint::Optimizers() const {
+  std::vector<nn::Optimizer*> out;
+  if (optimizer_ != nullptr) out.push_back(optimizer_);
+  nn::Optimizer* compiled = model_ != nullptr ? model_->optimizer() : nullptr;
+  if (compiled != nullptr && compiled != optimizer_) out.push_back(compiled);
+  return out;
+}
 
 absl::Status Checkpoint::BuildGraph(ObjectGraph& graph) {
   if (model_ == nullptr) return InvalidArgument("Checkpoint: the model is null");
@@ -53,9 +68,11 @@ absl::Status Checkpoint::BuildGraph(ObjectGraph& graph) {
     return FailedPrecondition("Checkpoint: model '", model_->name(),
                               "' is not built; call it or Build it before saving or restoring");
   }
-  graph.AddChild(ObjectGraph::kRoot, "model", AddKerasModel(graph, *model_));
+  KerasObjectGraphBuilder keras(graph);
+  TFD_ASSIGN_OR_RETURN(const int model, keras.AddModel(*model_));
+  graph.AddChild(ObjectGraph::kRoot, "model", model);
   if (optimizer_ != nullptr) {
-    TFD_ASSIGN_OR_RETURN(int optimizer, AddKerasOptimizer(graph, *optimizer_));
+    TFD_ASSIGN_OR_RETURN(const int optimizer, keras.AddOptimizer(*optimizer_));
     graph.AddChild(ObjectGraph::kRoot, "optimizer", optimizer);
   }
   SaveableValue counter;
@@ -125,12 +142,12 @@ absl::Status Checkpoint::Restore(const std::string& prefix) {
   // Keras creates an optimizer's slots when a checkpoint that has some
   // restores into it before its first step; so does tfd, for the model's
   // trainable variables.
-  if (optimizer_ != nullptr && !optimizer_->built() && model_ != nullptr && model_->built() &&
-      HasOptimizerSlots(saved)) {
-    std::vector<nn::Weight> weights = model_->TrainableVariables();
+  if (model_ != nullptr && model_->built() && HasOptimizerSlots(saved)) {
     std::vector<distribute::DistributedVariable*> vars;
-    for (const nn::Weight& w : weights) vars.push_back(w.get());
-    TFD_RETURN_IF_ERROR(optimizer_->Build(vars));
+    for (const nn::Weight& w : model_->TrainableVariables()) vars.push_back(w.get());
+    for (nn::Optimizer* optimizer : Optimizers()) {
+      if (!optimizer->built()) TFD_RETURN_IF_ERROR(optimizer->Build(vars));
+    }
   }
   ObjectGraph graph;
   TFD_RETURN_IF_ERROR(BuildGraph(graph));

@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -49,8 +50,12 @@ namespace savedmodel {
 class Checkpoint {
  public:
   // `model` must not be null; `optimizer` may be (a checkpoint of the
-  // model alone).
+  // model alone, which still holds a compiled model's optimizer under
+  // "model/optimizer", as TensorFlow's does).
   Checkpoint(std::shared_ptr<nn::Model> model, std::shared_ptr<nn::Optimizer> optimizer);
+  // As above, for an optimizer owned elsewhere (model->optimizer()), which
+  // must outlive the Checkpoint.
+  Checkpoint(std::shared_ptr<nn::Model> model, nn::Optimizer* optimizer);
 
   // How many times this checkpoint was saved (restored from files).
   int64_t save_counter() const { return save_counter_; }
@@ -85,8 +90,13 @@ class Checkpoint {
   // The live object graph; `graph` keeps the value functions.
   absl::Status BuildGraph(ObjectGraph& graph);
 
+  // The optimizers whose state this checkpoint holds: the given one and
+  // the compiled model's, each once.
+  std::vector<nn::Optimizer*> Optimizers() const;
+
   std::shared_ptr<nn::Model> model_;
-  std::shared_ptr<nn::Optimizer> optimizer_;
+  std::shared_ptr<nn::Optimizer> optimizer_owner_;  // May be null.
+  nn::Optimizer* optimizer_;                        // May be null.
   int64_t save_counter_ = 0;
 };
 

@@ -133,8 +133,9 @@ TEST(CheckpointTest, RestoresTheLearningRate) {
   auto optimizer = NewSgd(0.25f, 0.0);
   ASSERT_OK_AND_ASSIGN(std::string path,
                        Checkpoint(model, optimizer).Save(test::TempDir("lr") + "/ckpt"));
+  // An optimizer owned elsewhere, passed by pointer.
   auto other = NewSgd(0.5f, 0.0);
-  ASSERT_OK(Checkpoint(model, other).Restore(path));
+  ASSERT_OK(Checkpoint(model, other.get()).Restore(path));
   ASSERT_OK_AND_ASSIGN(float rate, other->CurrentLearningRate());
   EXPECT_EQ(rate, 0.25f);
 }

@@ -29,61 +29,14 @@ SaveableValue VariableValue(std::shared_ptr<DistributedVariable> var) {
   return value;
 }
 
-// Builds nodes for layers and variables, each object once however many
-// edges lead to it.
-class ModelGraphBuilder {
- public:
-  explicit ModelGraphBuilder(ObjectGraph& graph) : graph_(graph) {}
-
-  int AddLayer(const nn::Layer& layer) {
-    auto found = layers_.find(&layer);
-    if (found != layers_.end()) return found->second;
-    const int node = graph_.AddNode();
-    layers_[&layer] = node;
-    if (const auto* model = dynamic_cast<const nn::Model*>(&layer)) {
-      int weighted = 0;
-      const auto layers = model->layers();
-      for (size_t i = 0; i < layers.size(); ++i) {
-        const int child = AddLayer(*layers[i]);
-        if (!layers[i]->weights().empty()) {
-          graph_.AddChild(node, absl::StrCat("layer_with_weights-", weighted++), child);
-        }
-        graph_.AddChild(node, absl::StrCat("layer-", i), child);
-      }
-      return node;
-    }
-    // Keras's normalization layers keep `axis` as a tracked (empty) list.
-    if (layer.class_name() == "BatchNormalization" || layer.class_name() == "LayerNormalization") {
-      graph_.AddChild(node, "axis", graph_.AddNode());
-    }
-    for (const nn::Weight& weight : layer.weights()) {
-      graph_.AddChild(node, AttributeName(layer, *weight), AddVariable(weight));
-    }
-    return node;
-  }
-
- private:
-  // The attribute a Keras layer keeps the weight in: its name without the
-  // layer's prefix ("dense_1/kernel" -> "kernel").
-  static std::string AttributeName(const nn::Layer& layer, const DistributedVariable& var) {
-    const std::string prefix = layer.name() + "/";
-    if (absl::StartsWith(var.name(), prefix)) return var.name().substr(prefix.size());
-    const size_t slash = var.name().rfind('/');
-    return slash == std::string::npos ? var.name() : var.name().substr(slash + 1);
-  }
-
-  int AddVariable(const nn::Weight& var) {
-    auto found = variables_.find(var.get());
-    if (found != variables_.end()) return found->second;
-    const int node = graph_.AddNode(VariableValue(var));
-    variables_[var.get()] = node;
-    return node;
-  }
-
-  ObjectGraph& graph_;
-  std::map<const nn::Layer*, int> layers_;
-  std::map<const DistributedVariable*, int> variables_;
-};
+// The attribute a Keras layer keeps the weight in: its name without the
+// layer's prefix ("dense_1/kernel" -> "kernel").
+std::string AttributeName(const nn::Layer& layer, const DistributedVariable& var) {
+  const std::string prefix = layer.name() + "/";
+  if (absl::StartsWith(var.name(), prefix)) return var.name().substr(prefix.size());
+  const size_t slash = var.name().rfind('/');
+  return slash == std::string::npos ? var.name() : var.name().substr(slash + 1);
+}
 
 // A Keras optimizer's per-slot list: attribute name and slot name.
 struct SlotList {
@@ -161,50 +114,89 @@ SaveableValue UnbuiltIterationsValue(const nn::Optimizer& optimizer) {
 
 }  // namespace
 
-int AddKerasModel(ObjectGraph& graph, const nn::Model& model) {
-  return ModelGraphBuilder(graph).AddLayer(model);
+absl::StatusOr<int> KerasObjectGraphBuilder::AddModel(const nn::Model& model) {
+  return AddLayer(model);
 }
 
-absl::StatusOr<int> AddKerasOptimizer(ObjectGraph& graph, nn::Optimizer& optimizer) {
+absl::StatusOr<int> KerasObjectGraphBuilder::AddLayer(const nn::Layer& layer) {
+  auto found = layers_.find(&layer);
+  if (found != layers_.end()) return found->second;
+  const int node = graph_.AddNode();
+  layers_[&layer] = node;
+  if (const auto* model = dynamic_cast<const nn::Model*>(&layer)) {
+    int weighted = 0;
+    const auto layers = model->layers();
+    for (size_t i = 0; i < layers.size(); ++i) {
+      TFD_ASSIGN_OR_RETURN(const int child, AddLayer(*layers[i]));
+      if (!layers[i]->weights().empty()) {
+        graph_.AddChild(node, absl::StrCat("layer_with_weights-", weighted++), child);
+      }
+      graph_.AddChild(node, absl::StrCat("layer-", i), child);
+    }
+    if (model->optimizer() != nullptr) {
+      TFD_ASSIGN_OR_RETURN(const int optimizer, AddOptimizer(*model->optimizer()));
+      graph_.AddChild(node, "optimizer", optimizer);
+    }
+    return node;
+  }
+  // Keras's normalization layers keep `axis` as a tracked (empty) list.
+  if (layer.class_name() == "BatchNormalization" || layer.class_name() == "LayerNormalization") {
+    graph_.AddChild(node, "axis", graph_.AddNode());
+  }
+  for (const nn::Weight& weight : layer.weights()) {
+    graph_.AddChild(node, AttributeName(layer, *weight), AddVariable(weight));
+  }
+  return node;
+}
+
+int KerasObjectGraphBuilder::AddVariable(const std::shared_ptr<DistributedVariable>& var) {
+  auto found = variables_.find(var.get());
+  if (found != variables_.end()) return found->second;
+  const int node = graph_.AddNode(VariableValue(var));
+  variables_[var.get()] = node;
+  return node;
+}
+
+absl::StatusOr<int> KerasObjectGraphBuilder::AddOptimizer(nn::Optimizer& optimizer) {
+  auto found = optimizers_.find(&optimizer);
+  if (found != optimizers_.end()) return found->second;
   const std::vector<std::shared_ptr<DistributedVariable>> variables = optimizer.variables();
   bool has_vhat = false;
   for (const auto& var : variables) has_vhat |= SlotNameOf(optimizer, *var) == "vhat";
   TFD_ASSIGN_OR_RETURN(std::vector<SlotList> lists, SlotListsOf(optimizer, has_vhat));
 
-  const int node = graph.AddNode();
+  const int node = graph_.AddNode();
+  optimizers_[&optimizer] = node;
   const std::shared_ptr<DistributedVariable> iterations = optimizer.iterations();
   if (iterations == nullptr) {
-    graph.AddChild(node, "_iterations", graph.AddNode(UnbuiltIterationsValue(optimizer)));
+    graph_.AddChild(node, "_iterations", graph_.AddNode(UnbuiltIterationsValue(optimizer)));
     const bool schedule = optimizer.learning_rate().is_schedule();
-    graph.AddChild(node, schedule ? "_current_learning_rate" : "_learning_rate",
-                   graph.AddNode(LearningRateValue(optimizer)));
+    graph_.AddChild(node, schedule ? "_current_learning_rate" : "_learning_rate",
+                    graph_.AddNode(LearningRateValue(optimizer)));
     return node;
   }
 
   // variables() is the counter then the slots in creation order: Keras's
   // `_variables` list.
-  const int list = graph.AddNode();
-  std::map<const DistributedVariable*, int> nodes;
+  const int list = graph_.AddNode();
   for (size_t i = 0; i < variables.size(); ++i) {
-    const int child = graph.AddNode(VariableValue(variables[i]));
-    nodes[variables[i].get()] = child;
-    graph.AddChild(list, absl::StrCat(i), child);
+    graph_.AddChild(list, absl::StrCat(i), AddVariable(variables[i]));
   }
-  graph.AddChild(node, "_variables", list);
-  graph.AddChild(node, "_iterations", nodes[iterations.get()]);
+  graph_.AddChild(node, "_variables", list);
+  graph_.AddChild(node, "_iterations", AddVariable(iterations));
   const bool schedule = optimizer.learning_rate().is_schedule();
-  graph.AddChild(node, schedule ? "_current_learning_rate" : "_learning_rate",
-                 graph.AddNode(LearningRateValue(optimizer)));
-  graph.AddChild(node, "_index_dict", graph.AddNode());
+  graph_.AddChild(node, schedule ? "_current_learning_rate" : "_learning_rate",
+                  graph_.AddNode(LearningRateValue(optimizer)));
+  graph_.AddChild(node, "_index_dict", graph_.AddNode());
   for (const SlotList& kind : lists) {
-    const int slots = graph.AddNode();
+    const int slots = graph_.AddNode();
     int index = 0;
     for (const auto& var : variables) {
       if (var != iterations && SlotNameOf(optimizer, *var) == kind.slot) {
-        graph.AddChild(slots, absl::StrCat(index++), nodes[var.get()]);
+        graph_.AddChild(slots, absl::StrCat(index++), AddVariable(var));
       }
     }
-    graph.AddChild(node, kind.attribute, slots);
+    graph_.AddChild(node, kind.attribute, slots);
   }
   return node;
 }

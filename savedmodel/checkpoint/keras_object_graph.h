@@ -8,7 +8,10 @@
 // "layer-i", to the layer's node. A layer's node has one child per weight,
 // named after the weight ("kernel", "bias", "gamma", ...), preceded for
 // BatchNormalization and LayerNormalization by the empty list "axis". A
-// nested model's node is a model's node.
+// nested model's node is a model's node. A compiled model also has an
+// edge "optimizer" to its optimizer (Keras's model.optimizer); the empty
+// nodes Keras adds for its traced train/test/predict functions are left
+// out (they hold no values and do not affect keys or restoring).
 //
 // Optimizer (tf.keras.optimizers of TensorFlow >= 2.11): edges
 // "_variables" (a list: "0" the step counter, "1".. the slots in creation
@@ -29,6 +32,9 @@
 #ifndef TFD_SAVEDMODEL_CHECKPOINT_KERAS_OBJECT_GRAPH_H_
 #define TFD_SAVEDMODEL_CHECKPOINT_KERAS_OBJECT_GRAPH_H_
 
+#include <map>
+#include <memory>
+
 #include "absl/status/statusor.h"
 #include "core/nn/model.h"
 #include "core/nn/optimizer.h"
@@ -37,13 +43,32 @@
 namespace tfd {
 namespace savedmodel {
 
-// Adds the model's nodes; returns the model's node id.
-int AddKerasModel(ObjectGraph& graph, const nn::Model& model);
+// Adds Keras objects to one ObjectGraph, each object once however many
+// edges lead to it (a compiled model's optimizer, also passed to the
+// Checkpoint, is one node with two parents, as in TensorFlow).
+class KerasObjectGraphBuilder {
+ public:
+  explicit KerasObjectGraphBuilder(ObjectGraph& graph) : graph_(graph) {}
 
-// Adds the optimizer's nodes; returns its node id. UNIMPLEMENTED for an
-// optimizer class whose Keras layout is not known (not SGD, Adam, AdamW,
-// RMSprop or Adagrad).
-absl::StatusOr<int> AddKerasOptimizer(ObjectGraph& graph, nn::Optimizer& optimizer);
+  // Adds the model's nodes; returns the model's node id. A compiled model
+  // (model.optimizer() set) also gets an "optimizer" edge after its layers.
+  // Errors of AddOptimizer.
+  absl::StatusOr<int> AddModel(const nn::Model& model);
+
+  // Adds the optimizer's nodes; returns its node id. UNIMPLEMENTED for an
+  // optimizer class whose Keras layout is not known (not SGD, Adam, AdamW,
+  // RMSprop or Adagrad).
+  absl::StatusOr<int> AddOptimizer(nn::Optimizer& optimizer);
+
+ private:
+  absl::StatusOr<int> AddLayer(const nn::Layer& layer);
+  int AddVariable(const std::shared_ptr<distribute::DistributedVariable>& var);
+
+  ObjectGraph& graph_;
+  std::map<const nn::Layer*, int> layers_;
+  std::map<const distribute::DistributedVariable*, int> variables_;
+  std::map<const nn::Optimizer*, int> optimizers_;
+};
 
 }  // namespace savedmodel
 }  // namespace tfd

@@ -1,5 +1,5 @@
 // The C++ half of the TensorBundle interop check with TensorFlow
-// (read_tfd_bundle.py):
+// (bundle_test.py):
 //   bundle_interop write PREFIX    writes the sample bundle
 //   bundle_interop verify PREFIX   reads a bundle (e.g. one TensorFlow wrote
 //                                  with the same tensors) and checks every

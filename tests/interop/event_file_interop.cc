@@ -1,4 +1,4 @@
-// The C++ half of the TensorBoard interop check (read_tfd_events.py):
+// The C++ half of the TensorBoard interop check (event_file_test.py):
 //   event_file_interop LOGDIR
 // writes two event files into LOGDIR with EventFileWriter:
 //   the TF2 form (tensor + "scalars" metadata): "loss" = 1 / (step + 1) and

@@ -4,6 +4,7 @@
  *   tfd/strategy.h  distribution strategies by name (TFD_Strategy)
  *   tfd/dataset.h   input pipelines (TFD_Dataset)
  *   tfd/model.h     models: build, compile, train, predict (TFD_Model)
+ *   tfd/saving.h    checkpoints and SavedModel export
  *
  * Conventions, everywhere: handles are opaque and come in New/Delete
  * pairs (Delete(NULL) is a no-op); every fallible call takes a TF_Status*
@@ -19,6 +20,7 @@
 #include "tfd/dataset.h"
 #include "tfd/model.h"
 #include "tfd/options.h"
+#include "tfd/saving.h"
 #include "tfd/strategy.h"
 
 #ifdef __cplusplus

@@ -1,6 +1,24 @@
 /* tfd's TensorFlow-compatible C API. Programs written against TensorFlow's
  * tensorflow/c/c_api.h for the functions declared here compile and run
- * unchanged against libtfd. tfd's own training API is in tfd/c_api.h. */
+ * unchanged against libtfd. tfd's own training API is in tfd/c_api.h.
+ *
+ * The SavedModel inference path (graph, operations, session) has
+ * TensorFlow's types and signatures:
+ *
+ *   TF_Graph* graph = TF_NewGraph();
+ *   TF_SessionOptions* opts = TF_NewSessionOptions();
+ *   const char* tags[] = {"serve"};
+ *   TF_Session* session = TF_LoadSessionFromSavedModel(opts, NULL, dir, tags, 1, graph,
+ *                                                      NULL, status);
+ *   TF_Output in = {TF_GraphOperationByName(graph, "serving_default_input_1"), 0};
+ *   TF_Output out = {TF_GraphOperationByName(graph, "StatefulPartitionedCall"), 0};
+ *   TF_Tensor* result = NULL;
+ *   TF_SessionRun(session, NULL, &in, &input, 1, &out, &result, 1, NULL, 0, NULL, status);
+ *
+ * Ownership as in TensorFlow: the caller deletes the graph after the
+ * session that uses it, and every tensor TF_SessionRun returns. Loading a
+ * SavedModel is TF_UNIMPLEMENTED in this build of tfd (the loader is not
+ * in it yet); the graph and options functions work. */
 #ifndef TFD_C_API_TENSORFLOW_C_C_API_H_
 #define TFD_C_API_TENSORFLOW_C_C_API_H_
 
@@ -12,6 +30,60 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+typedef struct TF_Graph TF_Graph;
+typedef struct TF_Operation TF_Operation;
+typedef struct TF_SessionOptions TF_SessionOptions;
+typedef struct TF_Session TF_Session;
+
+/* One input of an operation, and one output (an operation's index-th). */
+typedef struct TF_Input {
+  TF_Operation* oper;
+  int index;
+} TF_Input;
+typedef struct TF_Output {
+  TF_Operation* oper;
+  int index;
+} TF_Output;
+
+/* An empty graph; TF_DeleteGraph(NULL) is a no-op. */
+TF_CAPI_EXPORT extern TF_Graph* TF_NewGraph(void);
+TF_CAPI_EXPORT extern void TF_DeleteGraph(TF_Graph* graph);
+/* The operation called `oper_name`, owned by the graph; NULL when there is
+ * none (or either argument is NULL). */
+TF_CAPI_EXPORT extern TF_Operation* TF_GraphOperationByName(TF_Graph* graph,
+                                                           const char* oper_name);
+/* The operation's name, owned by the graph; NULL for NULL. */
+TF_CAPI_EXPORT extern const char* TF_OperationName(TF_Operation* oper);
+
+/* Session options with TensorFlow's defaults. */
+TF_CAPI_EXPORT extern TF_SessionOptions* TF_NewSessionOptions(void);
+TF_CAPI_EXPORT extern void TF_DeleteSessionOptions(TF_SessionOptions* options);
+
+/* Loads the MetaGraph tagged `tags` from the SavedModel in `export_dir`
+ * into `graph` (which must be empty) and returns a session that runs it.
+ * run_options and meta_graph_def may be NULL. TF_INVALID_ARGUMENT for NULL
+ * options, directory, graph or tags; TF_UNIMPLEMENTED in this build. */
+TF_CAPI_EXPORT extern TF_Session* TF_LoadSessionFromSavedModel(
+    const TF_SessionOptions* session_options, const TF_Buffer* run_options,
+    const char* export_dir, const char* const* tags, int tags_len, TF_Graph* graph,
+    TF_Buffer* meta_graph_def, TF_Status* status);
+
+/* Runs the graph: feeds inputs[i] with input_values[i] (not taken over),
+ * computes outputs into output_values (new tensors the caller deletes)
+ * and runs the target operations. TF_INVALID_ARGUMENT for a NULL session
+ * or arrays shorter than their counts say. */
+TF_CAPI_EXPORT extern void TF_SessionRun(TF_Session* session, const TF_Buffer* run_options,
+                                         const TF_Output* inputs, TF_Tensor* const* input_values,
+                                         int ninputs, const TF_Output* outputs,
+                                         TF_Tensor** output_values, int noutputs,
+                                         const TF_Operation* const* target_opers, int ntargets,
+                                         TF_Buffer* run_metadata, TF_Status* status);
+
+/* Closes the session (later runs fail); then delete it. Deleting a session
+ * closes it first. NULL: TF_INVALID_ARGUMENT / a no-op. */
+TF_CAPI_EXPORT extern void TF_CloseSession(TF_Session* session, TF_Status* status);
+TF_CAPI_EXPORT extern void TF_DeleteSession(TF_Session* session, TF_Status* status);
 
 /* The TensorFlow C API version this library implements, with tfd's own
  * version as semver build metadata: "2.21.0+tfd.0.2.0". */

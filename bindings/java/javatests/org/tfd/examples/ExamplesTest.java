@@ -29,4 +29,11 @@ class ExamplesTest {
             + "code: INVALID_ARGUMENT\n",
         run(() -> TensorExample.main(new String[0])));
   }
+
+  @Test
+  void trainExample() {
+    assertEquals(
+        "replicas: 2\nepochs: 2\naccuracy improved: true\n",
+        run(() -> TrainExample.main(new String[0])));
+  }
 }

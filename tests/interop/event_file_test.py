@@ -10,13 +10,9 @@ forms; this script loads it with
    plugin metadata and the SCALAR data class.
 Each value is compared with the formulas in event_file_interop.cc.
 
-Needs TensorBoard (python3 -m venv /tmp/tbvenv && /tmp/tbvenv/bin/pip
-install tensorboard) and `bazel build //tests/interop:event_file_interop`:
-
-  /tmp/tbvenv/bin/python tests/interop/read_tfd_events.py \
-      bazel-bin/tests/interop/event_file_interop
-
-Not run by CI. Exit status 0 when every check passes.
+Run by tools/interop.sh from the repository root (it needs TensorBoard from
+the interop venv and bazel-bin/tests/interop/event_file_interop). Exit
+status 0 when every check passes.
 """
 import os
 import subprocess
@@ -101,11 +97,10 @@ def check_plugin_accumulator(logdir):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit(f"usage: {sys.argv[0]} path/to/event_file_interop")
+    binary = sys.argv[1] if len(sys.argv) > 1 else "bazel-bin/tests/interop/event_file_interop"
     with tempfile.TemporaryDirectory() as tmp:
         logdir = os.path.join(tmp, "run")
-        subprocess.run([sys.argv[1], logdir], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([binary, logdir], check=True, stdout=subprocess.DEVNULL)
         check_raw_files(logdir)
         check_classic_accumulator(logdir)
         check_plugin_accumulator(logdir)

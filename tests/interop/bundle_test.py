@@ -9,13 +9,9 @@
 4. As 2, for 6000 tensors under long keys: an index of several blocks,
    which exercises TensorFlow's block-flush and index-separator rules.
 
-Needs TensorFlow (pip install tensorflow-cpu into a virtualenv) and the
-binary from `bazel build //tests/interop:bundle_interop`:
-
-  /tmp/tfvenv/bin/python tests/interop/read_tfd_bundle.py \
-      bazel-bin/tests/interop/bundle_interop
-
-Not run by CI. Exit status 0 when all three checks pass.
+Run by tools/interop.sh from the repository root (it needs TensorFlow from
+the interop venv and bazel-bin/tests/interop/bundle_interop). Exit status
+0 when every check passes.
 """
 import os
 import subprocess
@@ -134,7 +130,7 @@ def main():
         tf.raw_ops.SaveV2(prefix=many_tf, tensor_names=names, shape_and_slices=[""] * n,
                           tensors=[tf.constant([float(i), -float(i)]) for i in range(n)])
         ok &= compare_files(many_tfd, many_tf)
-    print("INTEROP", "PASSED" if ok else "FAILED")
+    print("bundle interop:", "PASSED" if ok else "FAILED")
     return 0 if ok else 1
 
 

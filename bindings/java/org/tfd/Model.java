@@ -1,0 +1,256 @@
+package org.tfd;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A Keras-style model, built, compiled, trained and run in native code
+ * under a {@link Strategy}.
+ *
+ * <pre>{@code
+ * try (Strategy mirrored = Strategy.mirrored(2);
+ *     Model model = Model.sequential(mirrored, "mlp")) {
+ *   model.add(Layers.input(DataType.FLOAT, 28, 28)).add(Layers.flatten())
+ *       .add(Layers.dense(128, "relu")).add(Layers.dense(10, null));
+ *   model.compile("adam", null, "sparse_categorical_crossentropy",
+ *       Options.create().set("from_logits", true), "accuracy");
+ *   List<Map<String, Double>> history = model.fit(batches, 1, null);
+ * }
+ * }</pre>
+ *
+ * <p>One call at a time per model. Tensors returned are the caller's to
+ * close; tensors passed in are only read.
+ */
+public final class Model implements AutoCloseable {
+  static {
+    NativeLibrary.load();
+  }
+
+  private final NativeHandle handle;
+
+  private Model(long pointer) {
+    handle = new NativeHandle(this, pointer, Model::delete, "Model");
+  }
+
+  /** An empty Sequential model; {@code strategy} null means the default strategy. */
+  public static Model sequential(Strategy strategy, String name) {
+    return new Model(nativeSequential(strategyHandle(strategy), name));
+  }
+
+  /**
+   * A Sequential or Functional model from Keras's model.to_json() text,
+   * with fresh weights.
+   *
+   * @throws UnimplementedException naming a layer class or option tfd does not have
+   */
+  public static Model fromKerasJson(Strategy strategy, String json) {
+    return new Model(nativeFromKerasJson(strategyHandle(strategy), json));
+  }
+
+  /** Appends {@code layer} to a Sequential model; returns this model. */
+  public Model add(Layer layer) {
+    if (layer == null) {
+      throw new InvalidArgumentException("add: layer is null");
+    }
+    layer.addTo(handle.get());
+    return this;
+  }
+
+  /** Keras's model.summary() table. FailedPreconditionException before the model is built. */
+  public String summary() {
+    return nativeSummary(handle.get());
+  }
+
+  /**
+   * Picks the optimizer, loss and metrics by Keras name ("adam",
+   * "sparse_categorical_crossentropy", "accuracy", ...). Options may be null.
+   */
+  public void compile(
+      String optimizer,
+      Options optimizerOptions,
+      String loss,
+      Options lossOptions,
+      String... metrics) {
+    nativeCompile(
+        handle.get(),
+        optimizer,
+        Options.keysOf(optimizerOptions),
+        Options.valuesOf(optimizerOptions),
+        loss,
+        Options.keysOf(lossOptions),
+        Options.valuesOf(lossOptions),
+        metrics == null ? new String[0] : metrics);
+  }
+
+  /**
+   * One training step on one global batch, split between the replicas;
+   * returns the batch's mean loss.
+   */
+  public float trainStep(Tensor x, Tensor y) {
+    return nativeTrainStep(handle.get(), tensorHandle(x, "x"), tensorHandle(y, "y"));
+  }
+
+  /** The compiled metrics by name, accumulated since the last reset. */
+  public Map<String, Float> metrics() {
+    long m = handle.get();
+    String[] names = nativeMetricNames(m);
+    float[] values = nativeMetricValues(m);
+    Map<String, Float> out = new LinkedHashMap<>();
+    for (int i = 0; i < names.length; i++) {
+      out.put(names[i], values[i]);
+    }
+    return Collections.unmodifiableMap(out);
+  }
+
+  public void resetMetrics() {
+    nativeResetMetrics(handle.get());
+  }
+
+  /** The outputs for x, computed {@code batchSize} rows at a time (<= 0: all at once). */
+  public Tensor predict(Tensor x, long batchSize) {
+    return Tensor.fromNativeHandle(nativePredict(handle.get(), tensorHandle(x, "x"), batchSize));
+  }
+
+  public Tensor predict(Tensor x) {
+    return predict(x, 0);
+  }
+
+  /**
+   * Trains {@code epochs} passes over {@code dataset}, whose elements are
+   * (x, y) batches. {@code callback} (may be null) sees every step and can
+   * stop training. Returns the logs at the end of each epoch that ran.
+   */
+  public List<Map<String, Double>> fit(Dataset dataset, int epochs, FitCallback callback) {
+    if (dataset == null) {
+      throw new InvalidArgumentException("fit: dataset is null");
+    }
+    FitListener listener = new FitListener(callback);
+    nativeFit(handle.get(), dataset.nativeHandle(), epochs, listener);
+    return listener.history();
+  }
+
+  /** One pass over {@code dataset} in inference mode: "loss", then the compiled metrics. */
+  public Map<String, Double> evaluate(Dataset dataset) {
+    if (dataset == null) {
+      throw new InvalidArgumentException("evaluate: dataset is null");
+    }
+    long m = handle.get();
+    double[] values = nativeEvaluate(m, dataset.nativeHandle());
+    String[] names = nativeMetricNames(m);
+    Map<String, Double> out = new LinkedHashMap<>();
+    out.put("loss", values[0]);
+    for (int i = 1; i < values.length && i - 1 < names.length; i++) {
+      out.put(names[i - 1], values[i]);
+    }
+    return Collections.unmodifiableMap(out);
+  }
+
+  /** Frees the native model; idempotent. */
+  @Override
+  public void close() {
+    handle.close();
+  }
+
+  long nativeHandle() {
+    return handle.get();
+  }
+
+  private static long strategyHandle(Strategy strategy) {
+    return strategy == null ? 0 : strategy.nativeHandle();
+  }
+
+  private static long tensorHandle(Tensor t, String what) {
+    if (t == null) {
+      throw new InvalidArgumentException(what + " is null");
+    }
+    return t.nativeHandle();
+  }
+
+  /** Turns the native callback's arrays into logs, and keeps the epoch-end ones. */
+  static final class FitListener {
+    private final FitCallback callback;
+    private final List<Map<String, Double>> history = new ArrayList<>();
+
+    FitListener(FitCallback callback) {
+      this.callback = callback;
+    }
+
+    // Called from model_jni.cc.
+    boolean onProgress(int epoch, long step, boolean epochEnd, String[] names, double[] values) {
+      Map<String, Double> logs = new LinkedHashMap<>();
+      for (int i = 0; i < names.length; i++) {
+        logs.put(names[i], values[i]);
+      }
+      logs = Collections.unmodifiableMap(logs);
+      if (epochEnd) {
+        history.add(logs);
+      }
+      return callback != null && callback.onProgress(epoch, step, epochEnd, logs);
+    }
+
+    List<Map<String, Double>> history() {
+      return Collections.unmodifiableList(history);
+    }
+  }
+
+  // Layer natives, called by the Layers factories.
+  static native void addInput(long model, long[] shape, int dataType);
+
+  static native void addDense(
+      long model, long units, String activation, String[] keys, Object[] values);
+
+  static native void addConv2D(
+      long model, long filters, long[] kernelSize, String activation, String[] keys, Object[] values);
+
+  static native void addPooling2D(
+      long model, boolean average, long[] poolSize, String[] keys, Object[] values);
+
+  static native void addGlobalAveragePooling2D(long model);
+
+  static native void addFlatten(long model);
+
+  static native void addReshape(long model, long[] targetShape);
+
+  static native void addDropout(long model, double rate, String[] keys, Object[] values);
+
+  static native void addActivation(long model, String activation);
+
+  static native void addBatchNormalization(long model, String[] keys, Object[] values);
+
+  static native void addLayerFromKerasJson(long model, String json);
+
+  private static native long nativeSequential(long strategy, String name);
+
+  private static native long nativeFromKerasJson(long strategy, String json);
+
+  private static native void delete(long pointer);
+
+  private static native String nativeSummary(long model);
+
+  private static native void nativeCompile(
+      long model,
+      String optimizer,
+      String[] optimizerKeys,
+      Object[] optimizerValues,
+      String loss,
+      String[] lossKeys,
+      Object[] lossValues,
+      String[] metrics);
+
+  private static native float nativeTrainStep(long model, long x, long y);
+
+  private static native String[] nativeMetricNames(long model);
+
+  private static native float[] nativeMetricValues(long model);
+
+  private static native void nativeResetMetrics(long model);
+
+  private static native long nativePredict(long model, long x, long batchSize);
+
+  private static native void nativeFit(long model, long dataset, int epochs, FitListener listener);
+
+  private static native double[] nativeEvaluate(long model, long dataset);
+}

@@ -1,0 +1,46 @@
+/* Saving a TFD_Model: checkpoints and SavedModels.
+ *
+ * TFD_ModelSaveCheckpoint writes tf.train.Checkpoint(model=, optimizer=)'s
+ * files under "<file_prefix>-<n>" (n counts this model's saves) and
+ * records it in the directory's `checkpoint` state file;
+ * TFD_ModelRestoreCheckpoint reads such a checkpoint (tfd's or
+ * TensorFlow's) back into a model of the same structure, matching objects
+ * by the checkpoint's object graph; the optimizer too when the model is
+ * compiled, so training resumes where it stopped. A failed restore
+ * changes nothing.
+ * TFD_ModelExportSavedModel writes a SavedModel directory with tag "serve"
+ * and signature "serving_default", for TF_LoadSessionFromSavedModel,
+ * TensorFlow and TF Serving.
+ *
+ * Errors: TF_INVALID_ARGUMENT for NULLs or values whose shape or dtype
+ * differ; TF_FAILED_PRECONDITION for a model not built yet; TF_NOT_FOUND
+ * for missing files or objects; TF_DATA_LOSS for damaged ones; file system
+ * errors. TFD_ModelExportSavedModel is TF_UNIMPLEMENTED in this build.
+ */
+#ifndef TFD_C_API_TFD_SAVING_H_
+#define TFD_C_API_TFD_SAVING_H_
+
+#include "tensorflow/c/tf_buffer.h"
+#include "tensorflow/c/tf_status.h"
+#include "tfd/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Returns the prefix written ("<file_prefix>-<n>") in a new buffer (not
+ * NUL-terminated; the caller deletes it), NULL on error. */
+TF_CAPI_EXPORT extern TF_Buffer* TFD_ModelSaveCheckpoint(TFD_Model* model, const char* file_prefix,
+                                                         TF_Status* status);
+/* `prefix` is a checkpoint's prefix ("dir/ckpt-3"). Restores the model's
+ * variables, and the optimizer's when the model is compiled. */
+TF_CAPI_EXPORT extern void TFD_ModelRestoreCheckpoint(TFD_Model* model, const char* prefix,
+                                                      TF_Status* status);
+TF_CAPI_EXPORT extern void TFD_ModelExportSavedModel(TFD_Model* model, const char* export_dir,
+                                                     TF_Status* status);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TFD_C_API_TFD_SAVING_H_ */

@@ -1,0 +1,69 @@
+// TFD_Model saving: checkpoints and SavedModel export.
+#include <memory>
+#include <string>
+
+#include "c_api/internal/guard.h"
+#include "c_api/internal/model_scope.h"
+#include "c_api/internal/tfd_structs.h"
+#include "tfd/saving.h"
+
+namespace {
+
+// The model's checkpoint object, for the optimizer compiled now. A new
+// optimizer gets a new object that keeps counting saves where the last
+// one stopped, so file numbers never repeat.
+tfd::savedmodel::Checkpoint& CheckpointOf(TFD_Model& model) {
+  std::shared_ptr<tfd::nn::Optimizer> optimizer =
+      model.compiled.has_value() ? model.compiled->optimizer : nullptr;
+  if (model.checkpoint == nullptr || model.checkpoint_optimizer != optimizer) {
+    const int64_t saves = model.checkpoint == nullptr ? 0 : model.checkpoint->save_counter();
+    model.checkpoint = std::make_unique<tfd::savedmodel::Checkpoint>(model.model, optimizer);
+    while (model.checkpoint->save_counter() < saves) model.checkpoint->IncrementSaveCounter();
+    model.checkpoint_optimizer = optimizer;
+  }
+  return *model.checkpoint;
+}
+
+absl::Status CheckArgs(const char* where, const TFD_Model* model, const char* path,
+                       const char* path_name) {
+  TFD_RETURN_IF_ERROR(tfd::capi::NotNull(where, model, "model"));
+  return tfd::capi::NotNull(where, path, path_name);
+}
+
+}  // namespace
+
+extern "C" {
+
+TF_Buffer* TFD_ModelSaveCheckpoint(TFD_Model* model, const char* file_prefix, TF_Status* status) {
+  return tfd::capi::Guard<TF_Buffer*>(
+      "TFD_ModelSaveCheckpoint", status, nullptr, [&]() -> absl::StatusOr<TF_Buffer*> {
+        TFD_RETURN_IF_ERROR(CheckArgs("TFD_ModelSaveCheckpoint", model, file_prefix, "file_prefix"));
+        tfd::capi::ModelScope scope(*model);
+        TFD_ASSIGN_OR_RETURN(std::string path, CheckpointOf(*model).Save(file_prefix));
+        TF_Buffer* buffer = TF_NewBufferFromString(path.data(), path.size());
+        if (buffer == nullptr) {
+          return absl::ResourceExhaustedError("TFD_ModelSaveCheckpoint: out of memory");
+        }
+        return buffer;
+      });
+}
+
+void TFD_ModelRestoreCheckpoint(TFD_Model* model, const char* prefix, TF_Status* status) {
+  tfd::capi::GuardVoid("TFD_ModelRestoreCheckpoint", status, [&]() -> absl::Status {
+    TFD_RETURN_IF_ERROR(CheckArgs("TFD_ModelRestoreCheckpoint", model, prefix, "prefix"));
+    // In the strategy's scope: restoring may build the optimizer's slots.
+    tfd::capi::ModelScope scope(*model);
+    return CheckpointOf(*model).Restore(prefix);
+  });
+}
+
+void TFD_ModelExportSavedModel(TFD_Model* model, const char* export_dir, TF_Status* status) {
+  tfd::capi::GuardVoid("TFD_ModelExportSavedModel", status, [&]() -> absl::Status {
+    TFD_RETURN_IF_ERROR(CheckArgs("TFD_ModelExportSavedModel", model, export_dir, "export_dir"));
+    return absl::UnimplementedError(
+        "TFD_ModelExportSavedModel: SavedModel export (graph tracing) is not in this build of "
+        "tfd yet");
+  });
+}
+
+}  // extern "C"

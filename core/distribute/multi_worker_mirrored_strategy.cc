@@ -1,0 +1,232 @@
+#include "core/distribute/multi_worker_mirrored_strategy.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "core/distribute/collectives/gloo/gloo_communicator.h"
+#include "core/distribute/collectives/gloo/gloo_context.h"
+#include "core/distribute/coordination/coordination_client.h"
+#include "core/distribute/coordination/coordination_server.h"
+#include "core/distribute/coordination/task_name.h"
+#include "core/distribute/internal/cpu_replica_devices.h"
+#include "core/framework/execute.h"
+#include "core/framework/status.h"
+
+namespace tfd {
+namespace distribute {
+namespace {
+
+constexpr char kStartupBarrier[] = "mwms/startup";
+constexpr char kReplicaGlooPrefix[] = "mwms/gloo/replicas/";
+constexpr char kControlGlooPrefix[] = "mwms/gloo/control/";
+
+// "host:port" -> host, "[::1]:port" -> "::1".
+std::string HostOf(const std::string& address) {
+  std::string host = address.substr(0, address.rfind(':'));
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  return host;
+}
+
+std::string PortOf(const std::string& address) { return address.substr(address.rfind(':') + 1); }
+
+absl::Status ValidateOptions(const MultiWorkerMirroredStrategyOptions& options) {
+  if (options.local_replicas < 1) {
+    return InvalidArgument("MultiWorkerMirroredStrategy: local_replicas must be >= 1, got ",
+                           options.local_replicas);
+  }
+  if (options.local_replicas > 1) {
+    return Unimplemented("MultiWorkerMirroredStrategy: ", options.local_replicas,
+                         " local replicas per worker; one per worker is supported for now "
+                         "(collectives that combine local and cross-worker steps are not "
+                         "built yet)");
+  }
+  if (options.communication.implementation == CommunicationImplementation::kNccl) {
+    return Unimplemented(
+        "MultiWorkerMirroredStrategy: CommunicationImplementation NCCL needs GPU replicas and "
+        "a CUDA build; CPU workers use RING or AUTO (Gloo)");
+  }
+  for (absl::Duration d : {options.startup_timeout, options.heartbeat_interval,
+                           options.heartbeat_timeout, options.shutdown_timeout,
+                           options.communication.timeout}) {
+    if (d <= absl::ZeroDuration()) {
+      return InvalidArgument("MultiWorkerMirroredStrategy: every timeout must be positive, got ",
+                             absl::FormatDuration(d));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<MultiWorkerMirroredStrategy>> MultiWorkerMirroredStrategy::Create(
+    const ClusterInfo& info, MultiWorkerMirroredStrategyOptions options) {
+  TFD_RETURN_IF_ERROR(ValidateOptions(options));
+  if (info.task_type == TaskType::kPs || info.task_type == TaskType::kEvaluator) {
+    return InvalidArgument("MultiWorkerMirroredStrategy: runs on chief and worker tasks, not on ",
+                           TaskTypeName(info.task_type), " task ", info.task_index);
+  }
+  std::unique_ptr<MultiWorkerMirroredStrategy> strategy(new MultiWorkerMirroredStrategy());
+  strategy->info_ = info;
+  strategy->options_ = options;
+  if (info.local()) {
+    strategy->info_.rank = 0;
+    strategy->info_.num_workers = 1;
+    strategy->info_.is_chief = true;
+  } else if (absl::Status s = strategy->Connect(); !s.ok()) {
+    // A job that never started has nothing to shut down in order.
+    strategy->shut_down_ = true;
+    return s;
+  }
+  absl::StatusOr<std::vector<Device*>> devices =
+      internal::CpuReplicaDevices(options.local_replicas);
+  ReplicatedStrategyOptions replicated;
+  replicated.communication = options.communication;
+  absl::Status status = devices.status();
+  if (status.ok()) status = strategy->Init(*std::move(devices), std::move(replicated));
+  if (!status.ok()) {
+    strategy->shut_down_ = true;
+    return status;
+  }
+  return strategy;
+}
+
+absl::StatusOr<std::unique_ptr<MultiWorkerMirroredStrategy>>
+MultiWorkerMirroredStrategy::FromClusterResolver(const ClusterResolver& resolver,
+                                                 MultiWorkerMirroredStrategyOptions options) {
+  TFD_ASSIGN_OR_RETURN(ClusterInfo info, resolver.Resolve());
+  return Create(info, std::move(options));
+}
+
+absl::Status MultiWorkerMirroredStrategy::Connect() {
+  const std::string task = coordination::TaskName(info_);
+  if (info_.coordinator_address.empty() ||
+      info_.rank >= static_cast<int>(info_.worker_addresses.size())) {
+    return InvalidArgument("MultiWorkerMirroredStrategy: ", task,
+                           " needs the chief's and the workers' addresses (a cluster spec)");
+  }
+  if (info_.rank == 0) {
+    // The service listens on every interface at the port of the chief's
+    // own address, as TensorFlow's server does.
+    coordination::CoordinationServiceOptions service;
+    service.heartbeat_timeout = options_.heartbeat_timeout;
+    TFD_ASSIGN_OR_RETURN(
+        server_, coordination::CoordinationServer::Start(
+                     absl::StrCat("0.0.0.0:", PortOf(info_.coordinator_address)),
+                     coordination::CoordinatedTasks(info_.cluster_spec), service));
+  }
+  coordination::CoordinationClientOptions client;
+  client.connect_timeout = options_.startup_timeout;
+  client.heartbeat_interval = options_.heartbeat_interval;
+  client.heartbeat_timeout = options_.heartbeat_timeout;
+  TFD_ASSIGN_OR_RETURN(client_, coordination::CoordinationClient::Connect(
+                                    info_.coordinator_address, task, client));
+  TFD_RETURN_IF_ERROR(client_->WaitAtBarrier(kStartupBarrier, options_.startup_timeout));
+
+  GlooContextOptions gloo;
+  gloo.rank = info_.rank;
+  gloo.size = info_.num_workers;
+  gloo.hostname = HostOf(info_.worker_addresses[info_.rank]);
+  gloo.timeout = options_.communication.timeout;
+  gloo.prefix = kReplicaGlooPrefix;
+  TFD_ASSIGN_OR_RETURN(replica_context_, ConnectGlooContext(*client_, gloo));
+  gloo.prefix = kControlGlooPrefix;
+  TFD_ASSIGN_OR_RETURN(std::shared_ptr<gloo::Context> control, ConnectGlooContext(*client_, gloo));
+  control_ = std::make_unique<GlooCommunicator>(std::move(control));
+  return absl::OkStatus();
+}
+
+MultiWorkerMirroredStrategy::~MultiWorkerMirroredStrategy() { (void)Shutdown(); }
+
+absl::Status MultiWorkerMirroredStrategy::Shutdown() {
+  if (shut_down_ || client_ == nullptr) return absl::OkStatus();
+  shut_down_ = true;
+  // A job that already failed is not waited for: the others may be gone.
+  TFD_RETURN_IF_ERROR(client_->error());
+  return client_->Shutdown(options_.shutdown_timeout);
+}
+
+absl::StatusOr<std::vector<std::unique_ptr<Communicator>>>
+MultiWorkerMirroredStrategy::MakeCommunicators() {
+  if (replica_context_ == nullptr) return ReplicatedStrategy::MakeCommunicators();
+  if (communicators_made_) {
+    // The workers cannot agree on a new Gloo rendezvous in the middle of a
+    // failed step: the job restarts instead, as in TensorFlow.
+    return FailedPrecondition(name(), ": collectives across workers cannot be rebuilt after "
+                              "a failure; restart the job");
+  }
+  communicators_made_ = true;
+  std::vector<std::unique_ptr<Communicator>> comms;
+  comms.push_back(std::make_unique<GlooCommunicator>(replica_context_));
+  return comms;
+}
+
+absl::StatusOr<Tensor> MultiWorkerMirroredStrategy::BroadcastFromChief(const Tensor& value) {
+  if (control_ == nullptr) return value;
+  TFD_ASSIGN_OR_RETURN(Tensor host, value.CopyTo(HostDevice()));
+  BroadcastOptions options;
+  options.root = 0;
+  options.communication = options_.communication;
+  TFD_ASSIGN_OR_RETURN(std::unique_ptr<CollectiveHandle> handle,
+                       control_->Broadcast(host, options));
+  TFD_ASSIGN_OR_RETURN(std::vector<Tensor> chiefs, handle->Wait());
+  return chiefs[0];
+}
+
+absl::StatusOr<std::shared_ptr<DistributedVariable>>
+MultiWorkerMirroredStrategy::CreateVariableInCrossReplica(const VariableSpec& spec) {
+  if (spec.synchronization == VariableSynchronization::kNone) {
+    // TensorFlow's words (ValueError in create_mirrored_variable).
+    return InvalidArgument(
+        "`NONE` variable synchronization mode is not supported with tf.distribute strategy. "
+        "Please change the `synchronization` for variable: ",
+        spec.name);
+  }
+  if (!spec.initial_value) {
+    return InvalidArgument(name(), ": variable '", spec.name, "' has no initial value");
+  }
+  VariableSpec chiefs = spec;
+  chiefs.initial_value = [this, init = spec.initial_value]() -> absl::StatusOr<Tensor> {
+    TFD_ASSIGN_OR_RETURN(Tensor value, init());
+    return BroadcastFromChief(value);
+  };
+  return MakeReplicatedVariable(chiefs, replica_devices());
+}
+
+absl::StatusOr<Tensor> MultiWorkerMirroredStrategy::Reduce(ReduceOp op,
+                                                           absl::Span<const Tensor> per_replica) {
+  TFD_ASSIGN_OR_RETURN(Tensor total, Strategy::Reduce(ReduceOp::kSum, per_replica));
+  if (control_ != nullptr) {
+    AllReduceOptions options;
+    options.communication = options_.communication;
+    TFD_ASSIGN_OR_RETURN(std::vector<Tensor> sums, AllReduceAndWait(*control_, {total}, options));
+    total = sums[0];
+  }
+  if (op == ReduceOp::kSum) return total;
+  TFD_ASSIGN_OR_RETURN(Tensor count,
+                       Execute1("Cast", {Tensor::Scalar<int32_t>(num_replicas_in_sync())},
+                                AttrMap().Set("DstT", total.dtype()), HostDevice()));
+  return Execute1("RealDiv", {total, count}, AttrMap(), HostDevice());
+}
+
+absl::StatusOr<data::DistributedDatasetPtr>
+MultiWorkerMirroredStrategy::ExperimentalDistributeDataset(data::DatasetPtr dataset,
+                                                           data::AutoShardPolicy policy,
+                                                           int64_t global_batch_size) const {
+  data::DistributeOptions options;
+  options.num_workers = num_workers();
+  options.worker_index = worker_rank();
+  options.auto_shard_policy = policy;
+  options.global_batch_size = global_batch_size;
+  return data::DistributeDataset(std::move(dataset), num_replicas_in_sync(), options);
+}
+
+absl::StatusOr<data::DistributedDatasetPtr>
+MultiWorkerMirroredStrategy::DistributeDatasetsFromFunction(const data::DatasetFn& fn) const {
+  return data::DistributeDatasetsFromFunction(fn, num_replicas_in_sync(), num_workers(),
+                                              worker_rank());
+}
+
+}  // namespace distribute
+}  // namespace tfd

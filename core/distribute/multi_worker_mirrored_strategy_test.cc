@@ -1,0 +1,172 @@
+// MultiWorkerMirroredStrategy with its workers on threads of one process
+// (each with its own coordination client and Gloo contexts, over real TCP
+// on localhost). tests/multiworker runs workers as separate processes.
+#include "core/distribute/multi_worker_mirrored_strategy.h"
+
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "core/data/transforms.h"
+#include "core/distribute/testing/free_port.h"
+#include "core/distribute/tf_config_resolver.h"
+#include "core/framework/status.h"
+#include "core/framework/tensor_testutil.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tfd {
+namespace distribute {
+namespace {
+
+using ::testing::HasSubstr;
+using test::AsTensor;
+using test::ExpectTensorEqual;
+
+// TF_CONFIG of worker `index` in a cluster of `ports.size()` workers.
+std::string TfConfig(const std::vector<int>& ports, int index) {
+  std::vector<std::string> addresses;
+  for (int port : ports) addresses.push_back(absl::StrCat("\"127.0.0.1:", port, "\""));
+  return absl::StrCat(R"({"cluster": {"worker": [)", absl::StrJoin(addresses, ", "),
+                      R"(]}, "task": {"type": "worker", "index": )", index, "}}");
+}
+
+MultiWorkerMirroredStrategyOptions FastOptions() {
+  MultiWorkerMirroredStrategyOptions options;
+  options.startup_timeout = absl::Seconds(20);
+  options.communication.timeout = absl::Seconds(20);
+  options.heartbeat_interval = absl::Milliseconds(200);
+  options.heartbeat_timeout = absl::Seconds(5);
+  return options;
+}
+
+// Runs fn(strategy) for every worker of an n-worker job, each on its own
+// thread; returns every worker's status.
+std::vector<absl::Status> RunWorkers(
+    int n, const std::function<absl::Status(MultiWorkerMirroredStrategy&)>& fn) {
+  absl::StatusOr<std::vector<int>> ports = testing::PickFreePorts(n);
+  EXPECT_TRUE(ports.ok()) << ports.status();
+  std::vector<absl::Status> results(n);
+  std::vector<std::thread> threads;
+  for (int w = 0; w < n; ++w) {
+    threads.emplace_back([&, w] {
+      absl::StatusOr<ClusterInfo> info = ResolveTfConfig(TfConfig(*ports, w));
+      if (!info.ok()) {
+        results[w] = info.status();
+        return;
+      }
+      auto strategy = MultiWorkerMirroredStrategy::Create(*info, FastOptions());
+      if (!strategy.ok()) {
+        results[w] = strategy.status();
+        return;
+      }
+      results[w] = fn(**strategy);
+      if (results[w].ok()) results[w] = (*strategy)->Shutdown();
+    });
+  }
+  for (auto& t : threads) t.join();
+  return results;
+}
+
+TEST(MultiWorkerMirroredStrategyTest, TwoWorkersShareVariablesReductionsAndBatches) {
+  std::vector<Tensor> initial(2), reduced(2), mean(2), batches(2);
+  std::vector<int> ids(2, -1);
+  std::vector<absl::Status> results = RunWorkers(2, [&](MultiWorkerMirroredStrategy& s) {
+    const int w = s.worker_rank();
+    EXPECT_EQ(s.num_workers(), 2);
+    EXPECT_EQ(s.num_replicas_in_sync(), 2);
+    EXPECT_EQ(s.num_local_replicas(), 1);
+    EXPECT_EQ(s.is_chief(), w == 0);
+    // Each worker computes a different initial value; all get the chief's.
+    std::shared_ptr<DistributedVariable> v;
+    {
+      StrategyScope scope(&s);
+      VariableSpec spec;
+      spec.name = "v";
+      spec.initial_value = [w]() -> absl::StatusOr<Tensor> {
+        return AsTensor<float>({w + 1.0f, 10.0f * (w + 1)}, {2});
+      };
+      TFD_ASSIGN_OR_RETURN(v, CreateVariable(spec));
+    }
+    initial[w] = v->component(0).Peek();
+    TFD_ASSIGN_OR_RETURN(PerReplica out, s.Run([&](ReplicaContext& ctx)
+                                                   -> absl::StatusOr<std::vector<Tensor>> {
+      ids[w] = ctx.replica_id_in_sync_group();
+      EXPECT_EQ(ctx.num_replicas_in_sync(), 2);
+      return ctx.AllReduce(ReduceOp::kSum, {AsTensor<float>({w + 1.0f}, {1})});
+    }));
+    reduced[w] = out[0][0];
+    TFD_ASSIGN_OR_RETURN(mean[w], s.Reduce(ReduceOp::kMean, {AsTensor<float>({w * 4.0f}, {1})}));
+
+    // Global batches of 4 rows: worker w's replica gets rows [2w, 2w + 2).
+    TFD_ASSIGN_OR_RETURN(data::DatasetPtr rows,
+                         data::FromTensorSlices({AsTensor<int64_t>({0, 1, 2, 3, 4, 5, 6, 7}, {8})}));
+    TFD_ASSIGN_OR_RETURN(data::DatasetPtr batched, data::Batch(rows, 4, false));
+    TFD_ASSIGN_OR_RETURN(auto dist, s.ExperimentalDistributeDataset(batched));
+    TFD_ASSIGN_OR_RETURN(auto it, dist->MakeIterator());
+    TFD_ASSIGN_OR_RETURN(auto step, it->GetNext());
+    if (!step) return absl::InternalError("no first step");
+    batches[w] = (*step)[0][0];
+    return absl::OkStatus();
+  });
+  for (int w = 0; w < 2; ++w) {
+    ASSERT_TRUE(results[w].ok()) << "worker " << w << ": " << results[w];
+    ExpectTensorEqual(initial[w], AsTensor<float>({1.0f, 10.0f}, {2}));
+    ExpectTensorEqual(reduced[w], AsTensor<float>({3.0f}, {1}));
+    ExpectTensorEqual(mean[w], AsTensor<float>({2.0f}, {1}));
+    EXPECT_EQ(ids[w], w);
+  }
+  ExpectTensorEqual(batches[0], AsTensor<int64_t>({0, 1}, {2}));
+  ExpectTensorEqual(batches[1], AsTensor<int64_t>({2, 3}, {2}));
+}
+
+TEST(MultiWorkerMirroredStrategyTest, WorkerThatNeverStartsIsNamedWithinTheTimeout) {
+  absl::StatusOr<std::vector<int>> ports = testing::PickFreePorts(2);
+  ASSERT_TRUE(ports.ok());
+  absl::StatusOr<ClusterInfo> info = ResolveTfConfig(TfConfig(*ports, 0));
+  ASSERT_TRUE(info.ok()) << info.status();
+  MultiWorkerMirroredStrategyOptions options = FastOptions();
+  options.startup_timeout = absl::Seconds(1);
+  const absl::Time start = absl::Now();
+  auto strategy = MultiWorkerMirroredStrategy::Create(*info, options);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+  EXPECT_EQ(strategy.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_THAT(strategy.status().message(),
+              HasSubstr("/job:worker/replica:0/task:1 (never registered)"));
+}
+
+TEST(MultiWorkerMirroredStrategyTest, LocalRunIsOneWorker) {
+  auto strategy = MultiWorkerMirroredStrategy::Create(LocalClusterInfo({}));
+  ASSERT_TRUE(strategy.ok()) << strategy.status();
+  EXPECT_EQ((*strategy)->num_replicas_in_sync(), 1);
+  EXPECT_TRUE((*strategy)->is_chief());
+  auto out = (*strategy)->Run([](ReplicaContext& ctx) -> absl::StatusOr<std::vector<Tensor>> {
+    return ctx.AllReduce(ReduceOp::kMean, {AsTensor<double>({2.5}, {1})});
+  });
+  ASSERT_TRUE(out.ok()) << out.status();
+  ExpectTensorEqual((*out)[0][0], AsTensor<double>({2.5}, {1}));
+}
+
+TEST(MultiWorkerMirroredStrategyTest, UnsupportedSetupsAreRefused) {
+  ClusterInfo ps = LocalClusterInfo({});
+  ps.task_type = TaskType::kPs;
+  EXPECT_EQ(MultiWorkerMirroredStrategy::Create(ps).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  MultiWorkerMirroredStrategyOptions two_local;
+  two_local.local_replicas = 2;
+  EXPECT_EQ(MultiWorkerMirroredStrategy::Create(LocalClusterInfo({}), two_local).status().code(),
+            absl::StatusCode::kUnimplemented);
+  MultiWorkerMirroredStrategyOptions nccl;
+  nccl.communication.implementation = CommunicationImplementation::kNccl;
+  auto refused = MultiWorkerMirroredStrategy::Create(LocalClusterInfo({}), nccl);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(refused.status().message(), HasSubstr("NCCL"));
+}
+
+}  // namespace
+}  // namespace distribute
+}  // namespace tfd

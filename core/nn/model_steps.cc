@@ -1,0 +1,166 @@
+// Model's step functions: what each replica runs for one execution of
+// Fit, Evaluate and Predict, and the metric bookkeeping around them.
+#include "absl/strings/str_cat.h"
+#include "core/autodiff/gradient_tape.h"
+#include "core/framework/status.h"
+#include "core/nn/loss_scale_optimizer.h"
+#include "core/nn/model.h"
+
+namespace tfd {
+namespace nn {
+namespace {
+
+// Keras's unpack_x_y_sample_weight on one replica's element.
+struct Batch {
+  Tensor x;
+  Tensor y;
+  Tensor sample_weight;
+};
+
+absl::StatusOr<Batch> Unpack(const data::Element& element, bool need_targets,
+                             absl::string_view caller) {
+  if (element.empty() || element.size() > 3) {
+    return InvalidArgument(caller, ": dataset elements must be (x), (x, y) or (x, y, "
+                           "sample_weight); got ", element.size(), " tensors");
+  }
+  if (need_targets && element.size() < 2) {
+    return InvalidArgument(caller, ": the loss needs targets, but dataset elements are (x) "
+                           "only; give (x, y) or (x, y, sample_weight)");
+  }
+  Batch batch;
+  batch.x = element[0];
+  if (element.size() > 1) batch.y = element[1];
+  if (element.size() > 2) batch.sample_weight = element[2];
+  return batch;
+}
+
+}  // namespace
+
+distribute::Strategy& Model::strategy() const {
+  return strategy_ != nullptr ? *strategy_ : distribute::CurrentStrategy();
+}
+
+absl::StatusOr<data::DistributedDatasetPtr> Model::Distribute(
+    const data::DatasetPtr& dataset) const {
+  const distribute::Strategy& s = strategy();
+  const int replicas = s.num_replicas_in_sync();
+  if (static_cast<int>(s.replica_devices().size()) != replicas) {
+    return Unimplemented(s.name(), ": Fit/Evaluate/Predict across several workers is not "
+                         "supported yet (", s.replica_devices().size(), " local replicas of ",
+                         replicas, ")");
+  }
+  return data::DistributeDataset(dataset, replicas);
+}
+
+absl::Status Model::MaybeBuildMetrics(distribute::ReplicaContext& ctx, bool build,
+                                      const Tensor& y, const Tensor& y_pred) {
+  if (!build) return absl::OkStatus();
+  // Metric state variables are made once, in cross-replica context, with
+  // the model's strategy, as layers first called in a step are.
+  return ctx.MergeCall([&]() {
+    distribute::StrategyScope scope(&strategy());
+    return compiled_metrics_->Build(y, y_pred);
+  });
+}
+
+absl::Status Model::TrainExecution(const std::vector<StepInput>& steps) {
+  const bool build_metrics = !compiled_metrics_->built();
+  auto step_fn = [&](distribute::ReplicaContext& ctx) -> absl::StatusOr<std::vector<Tensor>> {
+    distribute::BuiltinTrainingLoopScope builtin_loop;
+    const int replica = ctx.replica_id_in_sync_group();
+    for (size_t s = 0; s < steps.size(); ++s) {
+      TFD_ASSIGN_OR_RETURN(Batch batch, Unpack(steps[s][replica], true, "Fit"));
+      Tensor y_pred;
+      std::vector<Tensor> grads;
+      std::vector<Weight> vars;
+      {
+        GradientTape tape;
+        TFD_ASSIGN_OR_RETURN(y_pred, Call(batch.x, /*training=*/true));
+        TFD_ASSIGN_OR_RETURN(Tensor loss, compiled_loss_->Call(batch.y, y_pred,
+                                                               batch.sample_weight));
+        // Read after the call: the first call builds the model.
+        vars = TrainableVariables();
+        if (!vars.empty()) {
+          // Scaled and unscaled when the optimizer is a LossScaleOptimizer.
+          TFD_ASSIGN_OR_RETURN(grads, ComputeScaledGradients(*optimizer_, tape, loss,
+                                                             LocalVariables(vars)));
+        }
+      }
+      if (!vars.empty()) TFD_RETURN_IF_ERROR(optimizer_->ApplyGradients(grads, vars));
+      TFD_RETURN_IF_ERROR(MaybeBuildMetrics(ctx, build_metrics && s == 0, batch.y, y_pred));
+      // Compile's metrics ignore sample weights, as Keras's `metrics`.
+      TFD_RETURN_IF_ERROR(compiled_metrics_->Update(batch.y, y_pred));
+    }
+    return std::vector<Tensor>();
+  };
+  return strategy().Run(step_fn).status();
+}
+
+absl::Status Model::TestExecution(const std::vector<StepInput>& steps) {
+  const bool build_metrics = !compiled_metrics_->built();
+  auto step_fn = [&](distribute::ReplicaContext& ctx) -> absl::StatusOr<std::vector<Tensor>> {
+    distribute::BuiltinTrainingLoopScope builtin_loop;
+    const int replica = ctx.replica_id_in_sync_group();
+    for (size_t s = 0; s < steps.size(); ++s) {
+      TFD_ASSIGN_OR_RETURN(Batch batch, Unpack(steps[s][replica], true, "Evaluate"));
+      TFD_ASSIGN_OR_RETURN(Tensor y_pred, Call(batch.x, /*training=*/false));
+      TFD_RETURN_IF_ERROR(compiled_loss_->Call(batch.y, y_pred, batch.sample_weight).status());
+      TFD_RETURN_IF_ERROR(MaybeBuildMetrics(ctx, build_metrics && s == 0, batch.y, y_pred));
+      // Compile's metrics ignore sample weights, as Keras's `metrics`.
+      TFD_RETURN_IF_ERROR(compiled_metrics_->Update(batch.y, y_pred));
+    }
+    return std::vector<Tensor>();
+  };
+  return strategy().Run(step_fn).status();
+}
+
+absl::Status Model::PredictExecution(const std::vector<StepInput>& steps,
+                                     std::vector<Tensor>* out) {
+  auto step_fn = [&](distribute::ReplicaContext& ctx) -> absl::StatusOr<std::vector<Tensor>> {
+    const int replica = ctx.replica_id_in_sync_group();
+    std::vector<Tensor> outputs;
+    for (const StepInput& step : steps) {
+      TFD_ASSIGN_OR_RETURN(Batch batch, Unpack(step[replica], false, "Predict"));
+      TFD_ASSIGN_OR_RETURN(Tensor y_pred, Call(batch.x, /*training=*/false));
+      outputs.push_back(std::move(y_pred));
+    }
+    return outputs;
+  };
+  TFD_ASSIGN_OR_RETURN(distribute::PerReplica results, strategy().Run(step_fn));
+  // Step by step, replicas in order: the order of the global batch's rows.
+  for (size_t s = 0; s < steps.size(); ++s) {
+    for (const std::vector<Tensor>& replica_outputs : results) {
+      if (s >= replica_outputs.size()) return Internal("Predict: a replica lost its outputs");
+      TFD_ASSIGN_OR_RETURN(Tensor host, replica_outputs[s].CopyTo(HostDevice()));
+      out->push_back(std::move(host));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Model::ResetMetrics() {
+  TFD_RETURN_IF_ERROR(compiled_loss_->tracker().Reset());
+  for (const auto& metric : compiled_metrics_->metrics()) TFD_RETURN_IF_ERROR(metric->Reset());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Logs> Model::MetricLogs() const {
+  Logs logs;
+  TFD_ASSIGN_OR_RETURN(Tensor loss, compiled_loss_->tracker().Result());
+  logs.Set("loss", loss.scalar<float>());
+  for (const auto& metric : compiled_metrics_->metrics()) {
+    TFD_ASSIGN_OR_RETURN(Tensor value, metric->Result());
+    logs.Set(metric->name(), value.scalar<float>());
+  }
+  return logs;
+}
+
+std::vector<std::string> Model::metrics_names() const {
+  if (!compiled()) return {};
+  std::vector<std::string> names = {"loss"};
+  for (const std::string& name : compiled_metrics_->names()) names.push_back(name);
+  return names;
+}
+
+}  // namespace nn
+}  // namespace tfd

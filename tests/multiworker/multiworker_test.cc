@@ -1,0 +1,204 @@
+// MultiWorkerMirroredStrategy across real processes on localhost: this test
+// starts mlp_worker processes with a TF_CONFIG each (ports picked free),
+// every one bounded in time, and checks that
+//   - 2 and 3 workers train the Fashion-MNIST MLP to the weights of a
+//     single-process MirroredStrategy with as many replicas, the same global
+//     batch and the same seeds (within 1e-5), every worker holding the same;
+//   - a worker that never starts makes the others fail with
+//     DEADLINE_EXCEEDED naming it, within the configured start-up timeout;
+//   - a task that the chief's cluster spec does not name is refused.
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "core/data/idx_file.h"
+#include "core/distribute/testing/free_port.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/multiworker/subprocess.h"
+
+namespace tfd {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::Subprocess;
+
+constexpr int kGlobalBatch = 60;  // Divisible by 2 and 3 replicas.
+constexpr int kSteps = 5;
+const absl::Duration kProcessTimeout = absl::Seconds(120);
+
+std::string WorkerBinary() {
+  return absl::StrCat(getenv("TEST_SRCDIR"), "/", getenv("TEST_WORKSPACE"),
+                      "/tests/multiworker/mlp_worker");
+}
+
+std::string TempPath(const std::string& name) {
+  return (std::filesystem::path(::testing::TempDir()) / name).string();
+}
+
+// TF_CONFIG for worker `index` of a cluster whose workers listen on `ports`.
+std::string TfConfig(const std::vector<int>& ports, int index) {
+  std::vector<std::string> addresses;
+  for (int port : ports) addresses.push_back(absl::StrCat("\"localhost:", port, "\""));
+  return absl::StrCat(R"({"cluster": {"worker": [)", absl::StrJoin(addresses, ", "),
+                      R"(]}, "task": {"type": "worker", "index": )", index, "}}");
+}
+
+// What mlp_worker wrote: losses by step and weights by name.
+struct Results {
+  std::vector<double> losses;
+  std::map<std::string, std::vector<double>> weights;
+};
+
+Results ReadResults(const std::string& path) {
+  Results results;
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << "no results at " << path;
+  std::string name;
+  while (in >> name) {
+    if (name == "loss") {
+      int step;
+      double value;
+      in >> step >> value;
+      results.losses.push_back(value);
+      continue;
+    }
+    int64_t n;
+    in >> n;
+    std::vector<double>& values = results.weights[name];
+    values.resize(n);
+    for (double& v : values) in >> v;
+  }
+  return results;
+}
+
+void ExpectSameTraining(const Results& actual, const Results& expected, double tolerance) {
+  ASSERT_EQ(actual.losses.size(), expected.losses.size());
+  for (size_t s = 0; s < expected.losses.size(); ++s) {
+    EXPECT_NEAR(actual.losses[s], expected.losses[s], tolerance) << "step " << s;
+  }
+  ASSERT_EQ(actual.weights.size(), expected.weights.size());
+  for (const auto& [name, values] : expected.weights) {
+    ASSERT_EQ(actual.weights.count(name), 1u) << name;
+    const std::vector<double>& got = actual.weights.at(name);
+    ASSERT_EQ(got.size(), values.size()) << name;
+    double worst = 0;
+    for (size_t i = 0; i < values.size(); ++i) worst = std::max(worst, std::abs(got[i] - values[i]));
+    EXPECT_LE(worst, tolerance) << name;
+  }
+}
+
+class MultiWorkerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists(std::string(data::kFashionMnistDir) +
+                                 "/t10k-images-idx3-ubyte.gz")) {
+      GTEST_SKIP() << "dataset-fashion-mnist is not installed (" << data::kFashionMnistDir << ")";
+    }
+  }
+
+  std::unique_ptr<Subprocess> StartWorker(const std::vector<int>& ports, int index,
+                                          const std::string& out,
+                                          std::vector<std::string> extra = {}) {
+    std::vector<std::string> argv = {WorkerBinary(), "--strategy=multi_worker",
+                                     absl::StrCat("--steps=", kSteps),
+                                     absl::StrCat("--global_batch=", kGlobalBatch),
+                                     "--out=" + out};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    auto child = Subprocess::Start(argv, {{"TF_CONFIG", TfConfig(ports, index)}},
+                                   absl::StrCat(out, ".log", index));
+    EXPECT_TRUE(child.ok()) << child.status();
+    return child.ok() ? *std::move(child) : nullptr;
+  }
+
+  // Runs the single-process reference with `replicas` replicas.
+  Results Mirrored(int replicas) {
+    const std::string out = TempPath(absl::StrCat("mirrored", replicas));
+    auto child = Subprocess::Start(
+        {WorkerBinary(), "--strategy=mirrored", absl::StrCat("--replicas=", replicas),
+         absl::StrCat("--steps=", kSteps), absl::StrCat("--global_batch=", kGlobalBatch),
+         "--out=" + out},
+        {}, out + ".log");
+    EXPECT_TRUE(child.ok()) << child.status();
+    absl::StatusOr<int> code = (*child)->Wait(kProcessTimeout);
+    EXPECT_TRUE(code.ok() && *code == 0) << code.status() << " " << (*child)->Log();
+    return ReadResults(out);
+  }
+
+  void CheckWorkersMatchMirrored(int workers) {
+    const Results reference = Mirrored(workers);
+    ASSERT_EQ(reference.losses.size(), static_cast<size_t>(kSteps));
+    // The reference learns, so agreeing with it means something.
+    EXPECT_LT(reference.losses.back(), reference.losses.front());
+
+    absl::StatusOr<std::vector<int>> ports = testing::PickFreePorts(workers);
+    ASSERT_TRUE(ports.ok()) << ports.status();
+    const std::string out = TempPath(absl::StrCat("mwms", workers));
+    std::vector<std::unique_ptr<Subprocess>> children;
+    for (int w = 0; w < workers; ++w) children.push_back(StartWorker(*ports, w, out));
+    for (int w = 0; w < workers; ++w) {
+      ASSERT_NE(children[w], nullptr);
+      absl::StatusOr<int> code = children[w]->Wait(kProcessTimeout);
+      ASSERT_TRUE(code.ok()) << code.status();
+      ASSERT_EQ(*code, 0) << "worker " << w << ":\n" << children[w]->Log();
+    }
+    for (int w = 0; w < workers; ++w) {
+      SCOPED_TRACE(absl::StrCat("worker ", w));
+      ExpectSameTraining(ReadResults(absl::StrCat(out, ".worker", w)), reference, 1e-5);
+    }
+  }
+};
+
+TEST_F(MultiWorkerTest, TwoWorkersTrainLikeMirroredStrategy) { CheckWorkersMatchMirrored(2); }
+
+TEST_F(MultiWorkerTest, ThreeWorkersTrainLikeMirroredStrategy) { CheckWorkersMatchMirrored(3); }
+
+TEST_F(MultiWorkerTest, PeerThatNeverStartsIsATimeoutNamingIt) {
+  absl::StatusOr<std::vector<int>> ports = testing::PickFreePorts(2);
+  ASSERT_TRUE(ports.ok());
+  const std::string out = TempPath("lonely");
+  const absl::Time start = absl::Now();
+  auto chief = StartWorker(*ports, 0, out, {"--startup_timeout_s=2"});
+  ASSERT_NE(chief, nullptr);
+  absl::StatusOr<int> code = chief->Wait(absl::Seconds(30));
+  ASSERT_TRUE(code.ok()) << code.status();
+  // Two seconds of waiting, plus start-up; far less than the process bound.
+  EXPECT_LT(absl::Now() - start, absl::Seconds(15));
+  EXPECT_EQ(*code, 1);
+  EXPECT_THAT(chief->Log(), HasSubstr("DEADLINE_EXCEEDED"));
+  EXPECT_THAT(chief->Log(), HasSubstr("/job:worker/replica:0/task:1 (never registered)"));
+}
+
+TEST_F(MultiWorkerTest, TaskNotInTheClusterSpecIsRefused) {
+  absl::StatusOr<std::vector<int>> ports = testing::PickFreePorts(3);
+  ASSERT_TRUE(ports.ok());
+  const std::vector<int> job = {(*ports)[0], (*ports)[1]};
+  const std::string out = TempPath("intruded");
+  auto chief = StartWorker(job, 0, out);
+  // The intruder believes in a third worker and asks the same chief.
+  auto intruder = StartWorker(*ports, 2, out + ".intruder", {"--startup_timeout_s=20"});
+  ASSERT_NE(intruder, nullptr);
+  absl::StatusOr<int> refused = intruder->Wait(absl::Seconds(30));
+  ASSERT_TRUE(refused.ok()) << refused.status();
+  EXPECT_EQ(*refused, 1);
+  EXPECT_THAT(intruder->Log(), HasSubstr("INVALID_ARGUMENT"));
+  EXPECT_THAT(intruder->Log(),
+              HasSubstr("/job:worker/replica:0/task:2 is not in the cluster spec"));
+  // The real job is not disturbed.
+  auto worker = StartWorker(job, 1, out);
+  for (auto* child : {chief.get(), worker.get()}) {
+    ASSERT_NE(child, nullptr);
+    absl::StatusOr<int> code = child->Wait(kProcessTimeout);
+    ASSERT_TRUE(code.ok()) << code.status();
+    EXPECT_EQ(*code, 0) << child->Log();
+  }
+}
+
+}  // namespace
+}  // namespace tfd
