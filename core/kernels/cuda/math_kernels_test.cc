@@ -25,14 +25,16 @@ const char* const kBinaryOps[] = {"Add",     "AddV2",   "Sub",
                                   "Mul",     "RealDiv", "Maximum",
                                   "Minimum", "SquaredDifference", "DivNoNan"};
 // Ops whose inputs may be any sign.
-const char* const kUnaryOps[] = {"Neg", "Abs", "Sign", "Square", "Exp", "Floor", "Ceil",
-                                 "Round", "Sin", "Cos", "Tanh", "Sigmoid"};
+const char* const kUnaryOps[] = {"Neg",  "Abs",  "Sign",    "Square",  "Exp",      "Floor",
+                                 "Ceil", "Round", "Sin",    "Cos",     "Tanh",     "Sigmoid",
+                                 "Relu6", "Elu",  "Selu",   "Softsign", "Softplus", "LeakyRelu"};
 // Ops that need positive inputs.
 const char* const kPositiveUnaryOps[] = {"Sqrt", "Rsqrt", "Log", "Log1p", "Reciprocal"};
 const char* const kReductions[] = {"Sum", "Mean", "Max", "Min", "Prod"};
 // Gradients from an output y and the upstream dy, same shapes.
-const char* const kGradOps[] = {"SigmoidGrad", "TanhGrad", "SqrtGrad", "RsqrtGrad",
-                                "ReciprocalGrad"};
+const char* const kGradOps[] = {"SigmoidGrad", "TanhGrad", "SqrtGrad",     "RsqrtGrad",
+                                "ReciprocalGrad", "Relu6Grad", "EluGrad",     "SeluGrad",
+                                "SoftplusGrad",   "SoftsignGrad", "LeakyReluGrad"};
 
 TEST(MathGpuRegistrationTest, RegisteredForTheFloatingTypes) {
   std::vector<const char*> ops(std::begin(kBinaryOps), std::end(kBinaryOps));
