@@ -3,7 +3,8 @@
 // time), and BackupAndRestore's fault tolerance:
 //   - 2 workers Fit the Fashion-MNIST MLP to the weights of a
 //     single-process MirroredStrategy(2) with the same global batch and
-//     seeds (within 1e-5), each worker holding the same;
+//     seeds (within 1e-5), each worker holding the same and logging the
+//     same per-epoch loss;
 //   - a worker killed (kill -9) mid-epoch fails the job with UNAVAILABLE
 //     naming it; both restarted with the same TF_CONFIG restore the chief's
 //     backup, train only the steps after it, and end with the weights of an
@@ -162,6 +163,11 @@ TEST_F(FitMultiWorkerTest, TwoWorkersFitLikeMirroredStrategy) {
     const Results results = ReadResults(absl::StrCat(out, ".worker", w));
     EXPECT_EQ(results.steps_trained, kEpochs * kSteps);
     ExpectSameWeights(results, reference, 1e-5);
+    // The logged loss is the job's, not the worker's share.
+    ASSERT_EQ(results.epoch_losses.size(), reference.epoch_losses.size());
+    for (size_t e = 0; e < reference.epoch_losses.size(); ++e) {
+      EXPECT_NEAR(results.epoch_losses[e], reference.epoch_losses[e], 1e-5) << "epoch " << e;
+    }
   }
 }
 
@@ -215,6 +221,12 @@ TEST_F(FitMultiWorkerTest, KilledWorkerFailsTheJobAndARestartResumesFromTheBacku
     const Results results = ReadResults(absl::StrCat(out, ".worker", w));
     EXPECT_EQ(results.steps_trained, kEpochs * kSteps - done);
     ExpectSameWeights(results, reference, 1e-5);
+    // The last epoch ran whole after the restart (the backup was taken
+    // before it ended), so its loss is the uninterrupted run's.
+    if (epoch < kEpochs - 1) {
+      ASSERT_FALSE(results.epoch_losses.empty());
+      EXPECT_NEAR(results.epoch_losses.back(), reference.epoch_losses.back(), 1e-5);
+    }
   }
   EXPECT_FALSE(std::filesystem::exists(backup_dir + "/chief"));
 }
