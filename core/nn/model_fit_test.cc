@@ -555,6 +555,137 @@ TEST(FitTest, SampleWeightsMatchTfKeras) {
                  {0.0271516703, 0.0728483275}});
 }
 
+TEST(FitTest, BinaryHeadResolvesAccuracyToBinaryAccuracyAsTfKeras) {
+  ClearSession();
+  ASSERT_OK_AND_ASSIGN(
+      auto model,
+      Sequential::Make({MakeInputLayer({kNone, 4}),
+                        std::make_shared<Dense>(3, DenseOptions().Activation("relu")),
+                        std::make_shared<Dense>(1, DenseOptions().Activation("sigmoid"))}));
+  const std::vector<Weight> w = model->weights();
+  ASSERT_OK(w[0]->AssignAll(tfd::test::AsTensor<float>(Linspace(-0.5, 0.5, 12), {4, 3})));
+  ASSERT_OK(w[1]->AssignAll(tfd::test::AsTensor<float>({0.1f, -0.1f, 0.05f}, {3})));
+  ASSERT_OK(w[2]->AssignAll(tfd::test::AsTensor<float>({0.3f, -0.2f, 0.5f}, {3, 1})));
+  ASSERT_OK(w[3]->AssignAll(tfd::test::AsTensor<float>({0.05f}, {1})));
+  SGDOptions sgd;
+  sgd.learning_rate = 0.5f;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<SGD> opt, SGD::Create(sgd));
+  ASSERT_OK(model->Compile({std::move(opt), std::make_shared<BinaryCrossentropy>(), {"accuracy"}}));
+
+  Tensor x, y;
+  MakeData(10, &x, &y);
+  std::vector<float> labels;
+  for (double v : Values(y)) labels.push_back(static_cast<float>(v));
+  ASSERT_OK_AND_ASSIGN(data::DatasetPtr ds,
+                       data::FromTensorSlices({x, tfd::test::AsTensor<float>(labels, {10})}));
+  ASSERT_OK_AND_ASSIGN(ds, data::Batch(ds, 4, false));  // [batch] labels, [batch, 1] outputs
+  ASSERT_OK_AND_ASSIGN(auto history, QuietFit(*model, ds, 2));
+  ExpectNear(history->Get("loss"), {0.695301771, 0.650800824}, 2e-6);
+  ExpectNear(history->Get("accuracy"), {0.600000024, 0.600000024}, 1e-7);
+}
+
+TEST(FitTest, ValidationFreqAndInitialEpoch) {
+  ClearSession();
+  ASSERT_OK_AND_ASSIGN(auto model, MakeModel());
+  ASSERT_OK(model->Compile({MakeSgd(), LogitsLoss(), {"accuracy"}}));
+  ASSERT_OK_AND_ASSIGN(data::DatasetPtr ds, MakeDataset(10, 4));
+  FitOptions options;
+  options.epochs = 5;
+  options.initial_epoch = 1;
+  options.verbose = 0;
+  options.validation_data = ds;
+  options.validation_freq = 2;
+  options.validation_steps = 1;
+  ASSERT_OK_AND_ASSIGN(auto history, model->Fit(ds, options));
+  EXPECT_EQ(history->epoch(), (std::vector<int>{1, 2, 3, 4}));
+  EXPECT_EQ(history->Get("loss").size(), 4u);
+  // Validated after epochs 2 and 4 (1-based: every second epoch).
+  EXPECT_EQ(history->Get("val_loss").size(), 2u);
+  EXPECT_EQ(history->Get("val_accuracy").size(), 2u);
+  EXPECT_EQ(*model->optimizer()->Iterations(), 12);
+
+  options.validation_freq = 0;
+  EXPECT_EQ(model->Fit(ds, options).status().code(), absl::StatusCode::kInvalidArgument);
+  options.validation_freq = 1;
+  options.validation_steps = 0;
+  EXPECT_EQ(model->Fit(ds, options).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(FitTest, Verbose2PrintsOneLinePerEpoch) {
+  ClearSession();
+  ASSERT_OK_AND_ASSIGN(auto model, MakeModel());
+  ASSERT_OK(model->Compile({MakeSgd(), LogitsLoss(), {"accuracy"}}));
+  ASSERT_OK_AND_ASSIGN(data::DatasetPtr ds, MakeDataset(10, 4));
+  std::string out;
+  double now = 10.0;
+  ProgbarIo io;
+  io.clock = [&] { return now += 0.5; };  // every reading half a second later
+  io.write = [&](absl::string_view text) { out.append(text.data(), text.size()); };
+  io.dynamic_display = true;
+  FitOptions options;
+  options.verbose = 2;
+  options.callbacks = {std::make_shared<ProgbarLogger>(io)};
+  ASSERT_OK(model->Fit(ds, options).status());
+  // One epoch: no "Epoch 1/1" line. The bar starts at 10.5 (epoch begin);
+  // verbose 2 does not update it per batch (nor does Keras), so the end
+  // reads 11.0: half a second ("0s", rounded half to even, as Python).
+  EXPECT_EQ(out, "3/3 - 0s - loss: 0.7118 - accuracy: 0.4000 - 500ms/epoch - 167ms/step\n");
+}
+
+TEST(FitTest, TensorsWithValidationSplitMatchTfKeras) {
+  ClearSession();
+  ASSERT_OK_AND_ASSIGN(auto model, MakeModel());
+  ASSERT_OK(model->Compile({MakeSgd(), LogitsLoss(), {"accuracy"}}));
+  Tensor x, y;
+  MakeData(10, &x, &y);
+  FitOptions options;
+  options.epochs = 2;
+  options.verbose = 0;
+  options.batch_size = 3;            // 8 training rows: batches of 3, 3, 2
+  options.validation_split = 0.2;    // the last 2 rows
+  options.shuffle = false;
+  ASSERT_OK_AND_ASSIGN(auto history, model->Fit(x, y, options));
+  ExpectNear(history->Get("loss"), {0.718539655, 0.618280828}, 2e-6);
+  ExpectNear(history->Get("accuracy"), {0.5, 0.625}, 1e-7);
+  ExpectNear(history->Get("val_loss"), {0.650070906, 0.732416272}, 2e-6);
+  ExpectNear(history->Get("val_accuracy"), {1, 0.5}, 1e-7);
+
+  // Shuffled with a seed: reproducible.
+  options.validation_split = 0;
+  options.shuffle = true;
+  options.shuffle_seed = 7;
+  ASSERT_OK_AND_ASSIGN(auto a, MakeModel());
+  ASSERT_OK(a->Compile({MakeSgd(), LogitsLoss(), {}}));
+  ASSERT_OK_AND_ASSIGN(auto b, MakeModel());
+  ASSERT_OK(b->Compile({MakeSgd(), LogitsLoss(), {}}));
+  ASSERT_OK_AND_ASSIGN(auto ha, a->Fit(x, y, options));
+  ASSERT_OK_AND_ASSIGN(auto hb, b->Fit(x, y, options));
+  EXPECT_EQ(ha->Get("loss"), hb->Get("loss"));
+
+  // Keras's errors.
+  options.validation_split = 1.0;
+  EXPECT_EQ(model->Fit(x, y, options).status().code(), absl::StatusCode::kInvalidArgument);
+  options.validation_split = 0.01;  // 9 training rows, 1 held out
+  EXPECT_TRUE(model->Fit(x, y, options).ok());
+  options.validation_split = 0.05;  // 1 row: floor(0.95) = 0 rows of training
+  ASSERT_OK_AND_ASSIGN(Tensor one_x, x.Slice(0, 1));
+  ASSERT_OK_AND_ASSIGN(Tensor one_y, y.Slice(0, 1));
+  absl::Status s = model->Fit(one_x, one_y, options).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("not sufficient"), std::string::npos) << s;
+  options.validation_split = 0;
+  ASSERT_OK_AND_ASSIGN(Tensor short_y, y.Slice(0, 8));
+  s = model->Fit(x, short_y, options).status();
+  EXPECT_NE(s.message().find("Data cardinality is ambiguous"), std::string::npos) << s;
+  options.batch_size = 0;
+  EXPECT_EQ(model->Fit(x, y, options).status().code(), absl::StatusCode::kInvalidArgument);
+  // A dataset does not take validation_split, as in Keras.
+  options.batch_size = 4;
+  options.validation_split = 0.2;
+  ASSERT_OK_AND_ASSIGN(data::DatasetPtr ds, MakeDataset(10, 4));
+  EXPECT_EQ(model->Fit(ds, options).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace nn
 }  // namespace tfd

@@ -21,7 +21,7 @@ const DataType kFillTypes[] = {DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16,
 
 TEST(ArrayGpuRegistrationTest, Registered) {
   for (const char* op : {"Reshape", "Identity", "ExpandDims", "Squeeze", "Shape", "Size", "Rank",
-                         "BroadcastTo"}) {
+                         "BroadcastTo", "Transpose"}) {
     EXPECT_TRUE(LookupKernel(op, DeviceType::kGPU, DT_INVALID).ok()) << op;
   }
   for (const char* op : {"Fill", "ZerosLike", "OnesLike"}) {
@@ -90,6 +90,22 @@ TEST_F(ArrayGpuTest, BroadcastToMatchesTheCpu) {
                AttrMap());
     // 2-byte elements take another copy width.
     ExpectSame("BroadcastTo", {test::RandomTensor<half>(c.in, 6), test::Int32Vector(c.to)},
+               AttrMap());
+  }
+}
+
+TEST_F(ArrayGpuTest, TransposeMatchesTheCpu) {
+  struct Case {
+    TensorShape in;
+    std::vector<int64_t> perm;
+  } cases[] = {{{5, 7}, {1, 0}},          {{2, 3, 4, 5}, {0, 3, 1, 2}},
+               {{2, 3, 4, 5}, {0, 2, 3, 1}}, {{3, 1, 4}, {1, 0, 2}},
+               {{4, 1, 6}, {2, 1, 0}},    {{0, 3}, {1, 0}}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.in.DebugString());
+    ExpectSame("Transpose", {test::RandomTensor<float>(c.in, 7), test::Int32Vector(c.perm)},
+               AttrMap());
+    ExpectSame("Transpose", {test::RandomTensor<bfloat16>(c.in, 8), test::Int32Vector(c.perm)},
                AttrMap());
   }
 }

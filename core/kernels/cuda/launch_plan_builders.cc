@@ -53,6 +53,30 @@ absl::StatusOr<BroadcastParams> MakeBroadcastParams(const TensorShape& x, const 
   return p;
 }
 
+absl::StatusOr<BroadcastParams> MakeTransposeParams(const TensorShape& x,
+                                                   const std::vector<int64_t>& perm) {
+  std::vector<int64_t> strides(x.rank());
+  int64_t stride = 1;
+  for (int d = x.rank() - 1; d >= 0; --d) {
+    strides[d] = stride;
+    stride *= x.dim(d);
+  }
+  BroadcastParams p;
+  p.kind = BroadcastParams::kGeneral;
+  for (int64_t axis : perm) {
+    if (x.dim(axis) == 1) continue;
+    if (p.rank == kMaxBroadcastDims) {
+      return absl::UnimplementedError(absl::StrCat(
+          "GPU transposes support up to ", kMaxBroadcastDims, " non-unit dimensions, got ",
+          x.DebugString()));
+    }
+    p.dims[p.rank] = x.dim(axis);
+    p.x_strides[p.rank] = strides[axis];
+    ++p.rank;
+  }
+  return p;
+}
+
 std::vector<ReductionPass> MakeReductionPasses(const TensorShape& input,
                                                const std::vector<bool>& reduced) {
   // Alternating groups of kept and reduced axes; size-1 axes join any group.
