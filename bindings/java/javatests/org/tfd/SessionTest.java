@@ -43,6 +43,11 @@ class SessionTest {
         assertArrayEquals(first[1], new float[3], "a zero input gives the zero bias");
         assertArrayEquals(first[0], b.copyTo(new float[2][3])[0]);
       }
+      String outputOp = names[1].substring(0, names[1].lastIndexOf(':'));
+      assertTrue(bundle.session().runner().feed(names[0], x).addTarget(outputOp).run().isEmpty());
+      assertThrows(
+          InvalidArgumentException.class,
+          () -> bundle.session().runner().feed(names[0], x).addTarget("no_such_op").run());
     }
   }
 
