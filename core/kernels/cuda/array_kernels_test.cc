@@ -23,7 +23,7 @@ TEST(ArrayGpuRegistrationTest, Registered) {
   for (const char* op : {"Reshape", "Identity", "ExpandDims", "Squeeze", "Shape", "Size", "Rank",
                          "BroadcastTo", "Transpose", "Slice", "StridedSlice",
                          "StridedSliceGrad", "Pad", "PadV2", "ConcatV2", "Pack", "Unpack",
-                         "Split", "SplitV", "Tile"}) {
+                         "Split", "SplitV", "Tile", "GatherV2", "OneHot"}) {
     EXPECT_TRUE(LookupKernel(op, DeviceType::kGPU, DT_INVALID).ok()) << op;
   }
   for (const char* op : {"Fill", "ZerosLike", "OnesLike"}) {
@@ -178,6 +178,37 @@ TEST_F(ArrayGpuTest, JoinsSplitsAndTilesMatchTheCpu) {
   ExpectSame("Tile", {a, test::Int32Vector({2, 1, 3})}, AttrMap());
   ExpectSame("Tile", {test::RandomTensor<bfloat16>({1, 3}, 14), test::Int32Vector({4, 2})},
              AttrMap());
+}
+
+TEST_F(ArrayGpuTest, GathersMatchTheCpu) {
+  const Tensor params = test::RandomTensor<float>({10, 3, 4}, 15);
+  const Tensor ids = test::AsTensor<int32_t>({3, 0, 9, 3, 7}, {5});
+  for (int64_t axis : {0, 1}) {
+    const Tensor axis_t = test::AsTensor<int64_t>({axis}, TensorShape({}));
+    const Tensor in_range = test::AsTensor<int64_t>({2, 0, 1, 1}, {2, 2});
+    ExpectSame("GatherV2", {params, axis == 0 ? ids : in_range, axis_t}, AttrMap());
+  }
+  ExpectSame("GatherV2", {test::RandomTensor<half>({10, 5}, 16), ids,
+                          test::AsTensor<int32_t>({0}, TensorShape({}))},
+             AttrMap());
+  const Tensor labels = test::AsTensor<int64_t>({2, 0, 4, 1, 3, 3}, {2, 3});
+  const Tensor on = test::AsTensor<float>({1.0f}, TensorShape({}));
+  const Tensor off = test::AsTensor<float>({-0.5f}, TensorShape({}));
+  for (int64_t axis : {-1, 0, 1}) {
+    ExpectSame("OneHot", {labels, test::AsTensor<int32_t>({5}, TensorShape({})), on, off},
+               AttrMap().Set("axis", axis));
+  }
+  // Sums of a few rows each: exact in float whatever the order.
+  const Tensor data = *Execute1("Round", {test::RandomTensor<float>({6, 4}, 17, -8, 8)},
+                                AttrMap(), HostDevice());
+  for (DataType t : {DT_FLOAT, DT_INT32, DT_HALF}) {
+    SCOPED_TRACE(DataTypeName(t));
+    const Tensor typed = *Execute1("Cast", {data}, AttrMap().Set("DstT", t), HostDevice());
+    ExpectSame("UnsortedSegmentSum",
+               {typed, test::AsTensor<int32_t>({1, 0, 1, 3, 1, 0}, {6}),
+                test::AsTensor<int32_t>({4}, TensorShape({}))},
+               AttrMap());
+  }
 }
 
 TEST_F(ArrayGpuTest, FillsMatchTheCpu) {
