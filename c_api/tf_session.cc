@@ -1,13 +1,20 @@
 // The TensorFlow-compatible SavedModel inference path: TF_Graph,
-// TF_Operation, TF_SessionOptions and TF_Session. Graphs are filled by
-// TF_LoadSessionFromSavedModel, which answers TF_UNIMPLEMENTED until tfd
-// has a SavedModel loader; argument checks and ownership are final.
+// TF_Operation, TF_SessionOptions and TF_Session over
+// savedmodel::SavedModelSession. A loaded graph lists the session's
+// operations by name; TF_SessionRun feeds and fetches "name:index".
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <new>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "c_api/internal/guard.h"
+#include "savedmodel/loader/saved_model_session.h"
 #include "tensorflow/c/c_api.h"
 
 struct TF_Operation {
@@ -18,14 +25,130 @@ struct TF_Graph {
   std::map<std::string, std::unique_ptr<TF_Operation>, std::less<>> operations;
 };
 
-struct TF_SessionOptions {
-  std::string target;  // TensorFlow's default: "" (in-process).
-};
+// TensorFlow's defaults (in-process, no configuration) are the only ones.
+struct TF_SessionOptions {};
 
 struct TF_Session {
-  TF_Graph* graph = nullptr;  // Not owned.
+  std::unique_ptr<tfd::savedmodel::SavedModelSession> session;
+  TF_Graph* graph = nullptr;  // Not owned; outlives the session.
   bool closed = false;
 };
+
+namespace tfd {
+namespace capi {
+namespace {
+
+// `proto` serialized into `buffer`, replacing what it held.
+absl::Status SerializeInto(const google::protobuf::MessageLite& proto, TF_Buffer* buffer) {
+  const std::string bytes = proto.SerializeAsString();
+  void* copy = std::malloc(bytes.size() + 1);
+  if (copy == nullptr) return absl::ResourceExhaustedError("out of memory for the MetaGraphDef");
+  std::memcpy(copy, bytes.data(), bytes.size());
+  if (buffer->data_deallocator != nullptr) {
+    buffer->data_deallocator(const_cast<void*>(buffer->data), buffer->length);
+  }
+  buffer->data = copy;
+  buffer->length = bytes.size();
+  buffer->data_deallocator = [](void* data, size_t) { std::free(data); };
+  return absl::OkStatus();
+}
+
+absl::StatusOr<TF_Session*> Load(const TF_SessionOptions* session_options, const char* export_dir,
+                                 const char* const* tags, int tags_len, TF_Graph* graph,
+                                 TF_Buffer* meta_graph_def) {
+  constexpr char kWhere[] = "TF_LoadSessionFromSavedModel";
+  TFD_RETURN_IF_ERROR(NotNull(kWhere, session_options, "session_options"));
+  TFD_RETURN_IF_ERROR(NotNull(kWhere, export_dir, "export_dir"));
+  TFD_RETURN_IF_ERROR(NotNull(kWhere, graph, "graph"));
+  if (tags_len < 0 || (tags_len > 0 && tags == nullptr)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kWhere, ": need tags_len >= 0 tags, got ", tags_len));
+  }
+  std::set<std::string> tag_set;
+  for (int i = 0; i < tags_len; ++i) {
+    TFD_RETURN_IF_ERROR(NotNull(kWhere, tags[i], absl::StrCat("tags[", i, "]")));
+    tag_set.insert(tags[i]);
+  }
+  if (!graph->operations.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(kWhere, ": the graph must be empty"));
+  }
+  TFD_ASSIGN_OR_RETURN(std::unique_ptr<savedmodel::SavedModelSession> loaded,
+                       savedmodel::SavedModelSession::Load(export_dir, tag_set));
+  if (meta_graph_def != nullptr) {
+    TFD_RETURN_IF_ERROR(SerializeInto(loaded->meta_graph_def(), meta_graph_def));
+  }
+  for (const savedmodel::SavedModelSession::Operation& op : loaded->Operations()) {
+    graph->operations[op.name] = std::make_unique<TF_Operation>(TF_Operation{op.name});
+  }
+  auto session = std::make_unique<TF_Session>();
+  session->session = std::move(loaded);
+  session->graph = graph;
+  return session.release();
+}
+
+// "name:index" of an output of the session's graph.
+absl::StatusOr<std::string> TensorName(const TF_Session& session, const TF_Output& output,
+                                       absl::string_view what) {
+  if (output.oper == nullptr || output.index < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("TF_SessionRun: ", what, " needs an operation and an index >= 0"));
+  }
+  auto it = session.graph->operations.find(output.oper->name);
+  if (it == session.graph->operations.end() || it->second.get() != output.oper) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "TF_SessionRun: ", what, " names an operation of another graph: ", output.oper->name));
+  }
+  return absl::StrCat(output.oper->name, ":", output.index);
+}
+
+absl::Status Run(TF_Session* session, const TF_Output* inputs, TF_Tensor* const* input_values,
+                 int ninputs, const TF_Output* outputs, TF_Tensor** output_values, int noutputs,
+                 const TF_Operation* const* target_opers, int ntargets) {
+  TFD_RETURN_IF_ERROR(NotNull("TF_SessionRun", session, "session"));
+  const bool bad_inputs =
+      ninputs < 0 || (ninputs > 0 && (inputs == nullptr || input_values == nullptr));
+  const bool bad_outputs =
+      noutputs < 0 || (noutputs > 0 && (outputs == nullptr || output_values == nullptr));
+  const bool bad_targets = ntargets < 0 || (ntargets > 0 && target_opers == nullptr);
+  if (bad_inputs || bad_outputs || bad_targets) {
+    return absl::InvalidArgumentError(
+        "TF_SessionRun: inputs, outputs and targets must hold as many entries as their counts");
+  }
+  for (int i = 0; i < noutputs; ++i) output_values[i] = nullptr;
+  if (session->closed) {
+    return absl::FailedPreconditionError("TF_SessionRun: the session has been closed");
+  }
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (int i = 0; i < ninputs; ++i) {
+    TFD_ASSIGN_OR_RETURN(std::string name,
+                         TensorName(*session, inputs[i], absl::StrCat("inputs[", i, "]")));
+    TFD_RETURN_IF_ERROR(
+        NotNull("TF_SessionRun", input_values[i], absl::StrCat("input_values[", i, "]")));
+    feeds.emplace_back(std::move(name), input_values[i]->tensor);
+  }
+  std::vector<std::string> fetches;
+  for (int i = 0; i < noutputs; ++i) {
+    TFD_ASSIGN_OR_RETURN(std::string name,
+                         TensorName(*session, outputs[i], absl::StrCat("outputs[", i, "]")));
+    fetches.push_back(std::move(name));
+  }
+  std::vector<std::string> targets;
+  for (int i = 0; i < ntargets; ++i) {
+    TFD_RETURN_IF_ERROR(
+        NotNull("TF_SessionRun", target_opers[i], absl::StrCat("target_opers[", i, "]")));
+    targets.push_back(target_opers[i]->name);
+  }
+  TFD_ASSIGN_OR_RETURN(std::vector<Tensor> results,
+                       session->session->Run(feeds, fetches, targets));
+  for (int i = 0; i < noutputs; ++i) {
+    output_values[i] = new TF_Tensor{std::move(results[i])};
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+}  // namespace capi
+}  // namespace tfd
 
 extern "C" {
 
@@ -51,27 +174,10 @@ TF_Session* TF_LoadSessionFromSavedModel(const TF_SessionOptions* session_option
                                          const TF_Buffer* run_options, const char* export_dir,
                                          const char* const* tags, int tags_len, TF_Graph* graph,
                                          TF_Buffer* meta_graph_def, TF_Status* status) {
-  (void)run_options;
-  (void)meta_graph_def;
-  return tfd::capi::Guard<TF_Session*>(
-      "TF_LoadSessionFromSavedModel", status, nullptr, [&]() -> absl::StatusOr<TF_Session*> {
-        constexpr char kWhere[] = "TF_LoadSessionFromSavedModel";
-        TFD_RETURN_IF_ERROR(tfd::capi::NotNull(kWhere, session_options, "session_options"));
-        TFD_RETURN_IF_ERROR(tfd::capi::NotNull(kWhere, export_dir, "export_dir"));
-        TFD_RETURN_IF_ERROR(tfd::capi::NotNull(kWhere, graph, "graph"));
-        if (tags_len < 0 || (tags_len > 0 && tags == nullptr)) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(kWhere, ": need tags_len >= 0 tags, got ", tags_len));
-        }
-        for (int i = 0; i < tags_len; ++i) {
-          TFD_RETURN_IF_ERROR(tfd::capi::NotNull(kWhere, tags[i], absl::StrCat("tags[", i, "]")));
-        }
-        if (!graph->operations.empty()) {
-          return absl::InvalidArgumentError(absl::StrCat(kWhere, ": the graph must be empty"));
-        }
-        return absl::UnimplementedError(absl::StrCat(
-            kWhere, ": loading SavedModels is not in this build of tfd yet (", export_dir, ")"));
-      });
+  (void)run_options;  // RunOptions (tracing, timeouts) have no tfd counterpart.
+  return tfd::capi::Guard<TF_Session*>("TF_LoadSessionFromSavedModel", status, nullptr, [&] {
+    return tfd::capi::Load(session_options, export_dir, tags, tags_len, graph, meta_graph_def);
+  });
 }
 
 void TF_SessionRun(TF_Session* session, const TF_Buffer* run_options, const TF_Output* inputs,
@@ -80,21 +186,10 @@ void TF_SessionRun(TF_Session* session, const TF_Buffer* run_options, const TF_O
                    const TF_Operation* const* target_opers, int ntargets,
                    TF_Buffer* run_metadata, TF_Status* status) {
   (void)run_options;
-  (void)run_metadata;
-  tfd::capi::GuardVoid("TF_SessionRun", status, [&]() -> absl::Status {
-    TFD_RETURN_IF_ERROR(tfd::capi::NotNull("TF_SessionRun", session, "session"));
-    const bool bad_inputs = ninputs < 0 || (ninputs > 0 && (inputs == nullptr || input_values == nullptr));
-    const bool bad_outputs =
-        noutputs < 0 || (noutputs > 0 && (outputs == nullptr || output_values == nullptr));
-    const bool bad_targets = ntargets < 0 || (ntargets > 0 && target_opers == nullptr);
-    if (bad_inputs || bad_outputs || bad_targets) {
-      return absl::InvalidArgumentError(
-          "TF_SessionRun: inputs, outputs and targets must hold as many entries as their counts");
-    }
-    if (session->closed) {
-      return absl::FailedPreconditionError("TF_SessionRun: the session has been closed");
-    }
-    return absl::UnimplementedError("TF_SessionRun: running loaded graphs is not in tfd yet");
+  (void)run_metadata;  // No step statistics are collected.
+  tfd::capi::GuardVoid("TF_SessionRun", status, [&] {
+    return tfd::capi::Run(session, inputs, input_values, ninputs, outputs, output_values,
+                          noutputs, target_opers, ntargets);
   });
 }
 

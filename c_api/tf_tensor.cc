@@ -21,8 +21,8 @@ bool MakeShape(const int64_t* dims, int num_dims, tfd::TensorShape* shape) {
 
 // Bytes the shape needs for a fixed-size dtype; false on overflow or a
 // dtype without a fixed size.
-bool NeededBytes(TF_DataType dtype, const tfd::TensorShape& shape, size_t* bytes) {
-  const size_t elem = tfd::DataTypeSize(static_cast<tfd::DataType>(dtype));
+bool NeededBytes(tfd::DataType dtype, const tfd::TensorShape& shape, size_t* bytes) {
+  const size_t elem = tfd::DataTypeSize(dtype);
   if (elem == 0) return false;
   const uint64_t n = static_cast<uint64_t>(shape.num_elements());
   if (n > std::numeric_limits<size_t>::max() / elem) return false;
@@ -35,15 +35,16 @@ bool NeededBytes(TF_DataType dtype, const tfd::TensorShape& shape, size_t* bytes
 extern "C" {
 
 size_t TF_DataTypeSize(TF_DataType dt) {
-  return tfd::DataTypeSize(static_cast<tfd::DataType>(dt));
+  return tfd::DataTypeSize(tfd::capi::ToDataType(dt));
 }
 
 TF_Tensor* TF_NewTensor(TF_DataType dtype, const int64_t* dims, int num_dims, void* data,
                         size_t len, void (*deallocator)(void* data, size_t len, void* arg),
                         void* deallocator_arg) {
+  const tfd::DataType type = tfd::capi::ToDataType(dtype);
   tfd::TensorShape shape;
   size_t needed = 0;
-  if (!MakeShape(dims, num_dims, &shape) || !NeededBytes(dtype, shape, &needed) ||
+  if (!MakeShape(dims, num_dims, &shape) || !NeededBytes(type, shape, &needed) ||
       len < needed || (data == nullptr && needed > 0)) {
     return nullptr;
   }
@@ -53,7 +54,7 @@ TF_Tensor* TF_NewTensor(TF_DataType dtype, const int64_t* dims, int num_dims, vo
   // Wrap rejects a null pointer even for empty tensors; give it a stand-in.
   static char empty_tensor_data;
   void* base = data != nullptr ? data : &empty_tensor_data;
-  absl::StatusOr<tfd::Tensor> t = tfd::Tensor::Wrap(static_cast<tfd::DataType>(dtype), shape,
+  absl::StatusOr<tfd::Tensor> t = tfd::Tensor::Wrap(type, shape,
                                                     base, len, [release, data](void*, size_t n) {
                                                       release(data, n);
                                                     });
@@ -62,14 +63,15 @@ TF_Tensor* TF_NewTensor(TF_DataType dtype, const int64_t* dims, int num_dims, vo
 }
 
 TF_Tensor* TF_AllocateTensor(TF_DataType dtype, const int64_t* dims, int num_dims, size_t len) {
+  const tfd::DataType type = tfd::capi::ToDataType(dtype);
   tfd::TensorShape shape;
   size_t needed = 0;
-  if (!MakeShape(dims, num_dims, &shape) || !NeededBytes(dtype, shape, &needed) ||
+  if (!MakeShape(dims, num_dims, &shape) || !NeededBytes(type, shape, &needed) ||
       len != needed) {
     return nullptr;
   }
   absl::StatusOr<tfd::Tensor> t =
-      tfd::Tensor::Allocate(static_cast<tfd::DataType>(dtype), shape);
+      tfd::Tensor::Allocate(type, shape);
   if (!t.ok()) return nullptr;
   return new (std::nothrow) TF_Tensor{*std::move(t)};
 }

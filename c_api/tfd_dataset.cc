@@ -84,7 +84,7 @@ absl::StatusOr<DatasetPtr> FromTFRecord(const char* const* filenames, int num_fi
     TFD_ASSIGN_OR_RETURN(TensorShape shape,
                          TensorShape::FromDims(absl::Span<const int64_t>(
                              ranks[i] == 0 ? nullptr : shapes[i], ranks[i])));
-    const DataType dtype = static_cast<DataType>(dtypes[i]);
+    const DataType dtype = ToDataType(dtypes[i]);
     if (dtype != DT_FLOAT && dtype != DT_INT64 && dtype != DT_STRING) {
       return absl::InvalidArgumentError(absl::StrCat(
           kWhere, ": feature \"", keys[i], "\" must be TF_FLOAT, TF_INT64 or TF_STRING, got ",

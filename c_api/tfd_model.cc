@@ -161,10 +161,10 @@ void TFD_AddInput(TFD_Model* model, const int64_t* shape, int num_dims, TF_DataT
       }
       batch_shape.push_back(static_cast<int64_t>(d.number_value()));
     }
-    const tfd::DataType tfd_dtype = static_cast<tfd::DataType>(dtype);
+    const tfd::DataType tfd_dtype = tfd::capi::ToDataType(dtype);
     if (tfd::DataTypeSize(tfd_dtype) == 0) {
       return absl::InvalidArgumentError(absl::StrCat("TFD_AddInput: unsupported dtype ",
-                                                     static_cast<int>(dtype)));
+                                                     static_cast<int>(tfd_dtype)));
     }
     tfd::capi::ModelScope scope(*model);
     return sequential->Add(tfd::nn::MakeInputLayer(batch_shape, tfd_dtype));

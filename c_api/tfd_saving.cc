@@ -5,6 +5,7 @@
 #include "c_api/internal/guard.h"
 #include "c_api/internal/model_scope.h"
 #include "c_api/internal/tfd_structs.h"
+#include "savedmodel/export/save_model.h"
 #include "tfd/saving.h"
 
 namespace {
@@ -60,9 +61,8 @@ void TFD_ModelRestoreCheckpoint(TFD_Model* model, const char* prefix, TF_Status*
 void TFD_ModelExportSavedModel(TFD_Model* model, const char* export_dir, TF_Status* status) {
   tfd::capi::GuardVoid("TFD_ModelExportSavedModel", status, [&]() -> absl::Status {
     TFD_RETURN_IF_ERROR(CheckArgs("TFD_ModelExportSavedModel", model, export_dir, "export_dir"));
-    return absl::UnimplementedError(
-        "TFD_ModelExportSavedModel: SavedModel export (graph tracing) is not in this build of "
-        "tfd yet");
+    tfd::capi::ModelScope scope(*model);
+    return tfd::savedmodel::SaveModel(*model->model, export_dir);
   });
 }
 

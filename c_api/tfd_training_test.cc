@@ -460,11 +460,92 @@ TEST(TfdTrainingTest, CheckpointRoundTripResumesTraining) {
   TFD_AddDense(other, 3, nullptr, nullptr, s);
   TFD_ModelRestoreCheckpoint(other, (prefix + "-1").c_str(), s);
   EXPECT_EQ(s.code(), TF_INVALID_ARGUMENT) << s.message();
-  TFD_ModelExportSavedModel(trained, (prefix + "_saved_model").c_str(), s);
-  EXPECT_EQ(s.code(), TF_UNIMPLEMENTED);
 
   for (TF_Tensor* t : {x, y, a, b}) TF_DeleteTensor(t);
   for (TFD_Model* m : {trained, restored, other}) TFD_DeleteModel(m);
+  TFD_DeleteStrategy(mirrored);
+}
+
+TEST(TfdTrainingTest, ExportedSavedModelPredictsAsTheModelThroughTfSession) {
+  Status s;
+  const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/exported";
+  TFD_Strategy* mirrored = Mirrored(2, s);
+  TFD_Model* m = TFD_NewSequential(mirrored, nullptr, s);
+  const int64_t features = 4;
+  TFD_AddInput(m, &features, 1, TF_FLOAT, s);
+  TFD_AddDense(m, 8, "relu", nullptr, s);
+  TFD_Options* named = TFD_NewOptions();
+  TFD_OptionsSetString(named, "name", "logits", s);
+  TFD_AddDense(m, 3, nullptr, named, s);
+  TFD_DeleteOptions(named);
+  CompileSgd(m, s);
+  TF_Tensor *x, *y;
+  MakeBatch(6, 9, &x, &y);
+  TFD_ModelTrainStep(m, x, y, s);
+  ASSERT_TF_OK(s);
+  TFD_ModelExportSavedModel(m, dir.c_str(), s);
+  ASSERT_TF_OK(s);
+  EXPECT_TRUE(tfd::io::FileExists(dir + "/saved_model.pb"));
+  TFD_ModelExportSavedModel(m, dir.c_str(), s);  // Not over an existing one.
+  EXPECT_EQ(s.code(), TF_ALREADY_EXISTS);
+
+  TF_Graph* graph = TF_NewGraph();
+  TF_SessionOptions* options = TF_NewSessionOptions();
+  TF_Buffer* meta_graph = TF_NewBuffer();
+  const char* tags[1] = {"serve"};
+  TF_Session* session =
+      TF_LoadSessionFromSavedModel(options, nullptr, dir.c_str(), tags, 1, graph, meta_graph, s);
+  ASSERT_TF_OK(s);
+  EXPECT_GT(meta_graph->length, 0u);
+  // The input's name comes from the model's InputLayer ("input_<n>").
+  const std::string input_name =
+      "serving_default_" + m->sequential->input().layer()->name();
+  TF_Output input = {TF_GraphOperationByName(graph, input_name.c_str()), 0};
+  TF_Output output = {TF_GraphOperationByName(graph, "logits"), 0};
+  ASSERT_NE(input.oper, nullptr) << input_name;
+  ASSERT_NE(output.oper, nullptr);
+  EXPECT_EQ(std::string(TF_OperationName(output.oper)), "logits");
+  TF_Tensor* served = nullptr;
+  TF_SessionRun(session, nullptr, &input, &x, 1, &output, &served, 1, nullptr, 0, nullptr, s);
+  ASSERT_TF_OK(s);
+  TF_Tensor* direct = TFD_ModelPredict(m, x, 0, s);
+  ASSERT_TF_OK(s);
+  ASSERT_EQ(TF_TensorByteSize(served), TF_TensorByteSize(direct));
+  for (int i = 0; i < 18; ++i) {
+    EXPECT_NEAR(static_cast<float*>(TF_TensorData(served))[i],
+                static_cast<float*>(TF_TensorData(direct))[i], 1e-6);
+  }
+
+  // Feeds of the wrong shape, operations of another graph, a closed session.
+  TF_Tensor* result = nullptr;
+  TF_SessionRun(session, nullptr, &input, &y, 1, &output, &result, 1, nullptr, 0, nullptr, s);
+  EXPECT_NE(s.code(), TF_OK);
+  EXPECT_EQ(result, nullptr);
+  TF_Graph* other = TF_NewGraph();
+  TF_Session* second =
+      TF_LoadSessionFromSavedModel(options, nullptr, dir.c_str(), tags, 1, other, nullptr, s);
+  ASSERT_TF_OK(s);
+  TF_Output foreign = {TF_GraphOperationByName(other, "logits"), 0};
+  TF_SessionRun(session, nullptr, &input, &x, 1, &foreign, &result, 1, nullptr, 0, nullptr, s);
+  EXPECT_EQ(s.code(), TF_INVALID_ARGUMENT);
+  TF_LoadSessionFromSavedModel(options, nullptr, dir.c_str(), tags, 1, graph, nullptr, s);
+  EXPECT_EQ(s.code(), TF_INVALID_ARGUMENT);  // The graph is not empty.
+  const char* wrong_tags[1] = {"train"};
+  TF_Graph* third = TF_NewGraph();
+  TF_LoadSessionFromSavedModel(options, nullptr, dir.c_str(), wrong_tags, 1, third, nullptr, s);
+  EXPECT_EQ(s.code(), TF_NOT_FOUND);
+  TF_CloseSession(session, s);
+  ASSERT_TF_OK(s);
+  TF_SessionRun(session, nullptr, &input, &x, 1, &output, &result, 1, nullptr, 0, nullptr, s);
+  EXPECT_EQ(s.code(), TF_FAILED_PRECONDITION);
+
+  TF_DeleteSession(second, s);
+  TF_DeleteSession(session, s);
+  for (TF_Graph* g : {graph, other, third}) TF_DeleteGraph(g);
+  TF_DeleteSessionOptions(options);
+  TF_DeleteBuffer(meta_graph);
+  for (TF_Tensor* t : {x, y, served, direct}) TF_DeleteTensor(t);
+  TFD_DeleteModel(m);
   TFD_DeleteStrategy(mirrored);
 }
 

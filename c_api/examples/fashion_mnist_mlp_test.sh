@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the C example on a small slice of Fashion-MNIST and checks what it
 # printed: a summary, an epoch with loss and accuracy, a test accuracy
-# above chance, the checkpoint's files, and predictions of the right shape.
+# above chance, the checkpoint's files, and the exported SavedModel served
+# through TF_SessionRun giving the model's own predictions (within 1e-6).
 set -euo pipefail
 example="$1"
 data_dir=/usr/share/datasets/fashion-mnist
@@ -21,5 +22,9 @@ awk -v a="$accuracy" 'BEGIN { exit !(a > 0.3) }' || { echo "test accuracy $accur
 grep -q "^checkpoint: $out/checkpoints/ckpt-1\$" "$log"
 test -s "$out/checkpoints/ckpt-1.index"
 test -s "$out/checkpoints/checkpoint"
+test -s "$out/saved_model/saved_model.pb"
+diff=$(sed -n 's/^SavedModel logits: \[4, 10\], max |difference| from the model.s: \(.*\)$/\1/p' "$log")
+[ -n "$diff" ] || { echo "no SavedModel predictions"; exit 1; }
+awk -v d="$diff" 'BEGIN { exit !(d <= 1e-6) }' || { echo "SavedModel differs by $diff"; exit 1; }
 grep -q '^predicted logits: \[4, 10\]$' "$log"
 echo "fashion_mnist_mlp_test: passed"

@@ -31,9 +31,11 @@ int main(void) {
   TFD_AddInput(model, input, 1, TF_FLOAT, s);
   TFD_AddDense(model, 16, "relu", NULL, s);
   TFD_AddDense(model, 2, "softmax", NULL, s);
+  TFD_Options* adam = TFD_NewOptions();
+  TFD_OptionsSetDouble(adam, "learning_rate", 0.05, s);
   const char* metrics[] = {"accuracy"};
-  TFD_ModelCompile(model, "adam", NULL, "sparse_categorical_crossentropy", NULL, metrics, 1, s);
-  TFD_ModelFit(model, batches, 20, NULL, NULL, s);
+  TFD_ModelCompile(model, "adam", adam, "sparse_categorical_crossentropy", NULL, metrics, 1, s);
+  TFD_ModelFit(model, batches, 30, NULL, NULL, s);
 
   double loss_and_accuracy[2];
   TFD_ModelEvaluate(model, batches, loss_and_accuracy, 2, s);
@@ -48,6 +50,7 @@ int main(void) {
   TF_DeleteTensor(probabilities);
   TFD_DeleteModel(model);
   TFD_DeleteStrategy(mirrored);
+  TFD_DeleteOptions(adam);
   TFD_DeleteOptions(replicas);
   TFD_DeleteDataset(batches);
   TFD_DeleteDataset(examples);

@@ -4,4 +4,4 @@ set -euo pipefail
 out=$("$1")
 echo "$out"
 accuracy=$(sed -n 's/^loss [0-9.]*, accuracy \([0-9.]*\), .*$/\1/p' <<<"$out")
-awk -v a="$accuracy" 'BEGIN { exit !(a >= 0.8) }' || { echo "accuracy $accuracy < 0.8"; exit 1; }
+awk -v a="$accuracy" 'BEGIN { exit !(a >= 0.9) }' || { echo "accuracy $accuracy < 0.9"; exit 1; }

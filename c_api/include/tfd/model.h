@@ -160,8 +160,9 @@ TF_CAPI_EXPORT extern TF_Tensor* TFD_ModelPredict(TFD_Model* model, const TF_Ten
 /* Called by TFD_ModelFit after every step (epoch_end == 0) and at the end
  * of every epoch (epoch_end == 1), with Keras's logs: names[0] is "loss"
  * (the mean over the epoch's examples so far), then the compiled metrics.
- * The arrays are valid during the call only. Return 0 to go on, nonzero to
- * stop training (Keras's model.stop_training). */
+ * It runs on the thread that called TFD_ModelFit; the arrays are valid
+ * during the call only. Return 0 to go on, nonzero to stop training
+ * (Keras's model.stop_training). */
 typedef int (*TFD_FitCallback)(void* user_data, int epoch, int64_t step, int epoch_end,
                                const char* const* names, const double* values, int num_values);
 

@@ -8,14 +8,17 @@
  * by the checkpoint's object graph; the optimizer too when the model is
  * compiled, so training resumes where it stopped. A failed restore
  * changes nothing.
- * TFD_ModelExportSavedModel writes a SavedModel directory with tag "serve"
- * and signature "serving_default", for TF_LoadSessionFromSavedModel,
- * TensorFlow and TF Serving.
+ * TFD_ModelExportSavedModel traces the model's inference call and writes a
+ * SavedModel directory (tag "serve", signature "serving_default" with the
+ * inputs keyed by their InputLayer's name and the output by the last
+ * layer's) for TF_LoadSessionFromSavedModel, TensorFlow and TF Serving.
+ * The directory must not exist or be empty; it appears complete or not
+ * at all.
  *
  * Errors: TF_INVALID_ARGUMENT for NULLs or values whose shape or dtype
  * differ; TF_FAILED_PRECONDITION for a model not built yet; TF_NOT_FOUND
  * for missing files or objects; TF_DATA_LOSS for damaged ones; file system
- * errors. TFD_ModelExportSavedModel is TF_UNIMPLEMENTED in this build.
+ * errors; TF_ALREADY_EXISTS for a non-empty export directory.
  */
 #ifndef TFD_C_API_TFD_SAVING_H_
 #define TFD_C_API_TFD_SAVING_H_

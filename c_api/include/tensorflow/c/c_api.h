@@ -11,14 +11,15 @@
  *   TF_Session* session = TF_LoadSessionFromSavedModel(opts, NULL, dir, tags, 1, graph,
  *                                                      NULL, status);
  *   TF_Output in = {TF_GraphOperationByName(graph, "serving_default_input_1"), 0};
- *   TF_Output out = {TF_GraphOperationByName(graph, "StatefulPartitionedCall"), 0};
+ *   TF_Output out = {TF_GraphOperationByName(graph, "dense_1"), 0};
  *   TF_Tensor* result = NULL;
  *   TF_SessionRun(session, NULL, &in, &input, 1, &out, &result, 1, NULL, 0, NULL, status);
  *
+ * SavedModels written by tfd name the signature's inputs
+ * "serving_default_<input layer>" and its output after the model's last
+ * layer; TensorFlow's own SavedModels load too when tfd has their ops.
  * Ownership as in TensorFlow: the caller deletes the graph after the
- * session that uses it, and every tensor TF_SessionRun returns. Loading a
- * SavedModel is TF_UNIMPLEMENTED in this build of tfd (the loader is not
- * in it yet); the graph and options functions work. */
+ * session that uses it, and every tensor TF_SessionRun returns. */
 #ifndef TFD_C_API_TENSORFLOW_C_C_API_H_
 #define TFD_C_API_TENSORFLOW_C_C_API_H_
 
@@ -61,18 +62,24 @@ TF_CAPI_EXPORT extern TF_SessionOptions* TF_NewSessionOptions(void);
 TF_CAPI_EXPORT extern void TF_DeleteSessionOptions(TF_SessionOptions* options);
 
 /* Loads the MetaGraph tagged `tags` from the SavedModel in `export_dir`
- * into `graph` (which must be empty) and returns a session that runs it.
- * run_options and meta_graph_def may be NULL. TF_INVALID_ARGUMENT for NULL
- * options, directory, graph or tags; TF_UNIMPLEMENTED in this build. */
+ * into `graph` (which must be empty), restores its variables and returns a
+ * session that runs it. run_options is ignored and may be NULL;
+ * meta_graph_def, when not NULL, receives the serialized MetaGraphDef.
+ * TF_INVALID_ARGUMENT for NULL options, directory, graph or tags;
+ * TF_NOT_FOUND for a missing directory, tag set or op tfd does not have;
+ * TF_DATA_LOSS for damaged files. */
 TF_CAPI_EXPORT extern TF_Session* TF_LoadSessionFromSavedModel(
     const TF_SessionOptions* session_options, const TF_Buffer* run_options,
     const char* export_dir, const char* const* tags, int tags_len, TF_Graph* graph,
     TF_Buffer* meta_graph_def, TF_Status* status);
 
 /* Runs the graph: feeds inputs[i] with input_values[i] (not taken over),
- * computes outputs into output_values (new tensors the caller deletes)
- * and runs the target operations. TF_INVALID_ARGUMENT for a NULL session
- * or arrays shorter than their counts say. */
+ * computes outputs into output_values (new tensors the caller deletes;
+ * NULL on error) and runs the target operations. run_options and
+ * run_metadata are ignored. TF_INVALID_ARGUMENT for a NULL session,
+ * operations of another graph, or arrays shorter than their counts;
+ * TF_FAILED_PRECONDITION after TF_CloseSession; the graph's own errors
+ * (wrong feed shapes or dtypes name the node). Thread-safe. */
 TF_CAPI_EXPORT extern void TF_SessionRun(TF_Session* session, const TF_Buffer* run_options,
                                          const TF_Output* inputs, TF_Tensor* const* input_values,
                                          int ninputs, const TF_Output* outputs,
