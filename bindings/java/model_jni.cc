@@ -385,4 +385,41 @@ JNIEXPORT jdoubleArray JNICALL Java_org_tfd_Model_nativeEvaluate(JNIEnv* env, jc
   return out;
 }
 
+// ---- Saving -----------------------------------------------------------
+
+JNIEXPORT jstring JNICALL Java_org_tfd_Model_nativeSaveCheckpoint(JNIEnv* env, jclass,
+                                                                  jlong model,
+                                                                  jstring file_prefix) {
+  std::string prefix;
+  if (!tfd::jni::ToString(env, file_prefix, "checkpoint prefix", &prefix)) return nullptr;
+  ScopedStatus status;
+  TF_Buffer* written = TFD_ModelSaveCheckpoint(FromHandle(model), prefix.c_str(), status.get());
+  if (ThrowIfError(env, status.get())) {
+    TF_DeleteBuffer(written);
+    return nullptr;
+  }
+  std::string path(static_cast<const char*>(written->data), written->length);
+  TF_DeleteBuffer(written);
+  return env->NewStringUTF(path.c_str());
+}
+
+JNIEXPORT void JNICALL Java_org_tfd_Model_nativeRestoreCheckpoint(JNIEnv* env, jclass,
+                                                                  jlong model, jstring prefix) {
+  std::string p;
+  if (!tfd::jni::ToString(env, prefix, "checkpoint prefix", &p)) return;
+  ScopedStatus status;
+  TFD_ModelRestoreCheckpoint(FromHandle(model), p.c_str(), status.get());
+  ThrowIfError(env, status.get());
+}
+
+JNIEXPORT void JNICALL Java_org_tfd_Model_nativeExportSavedModel(JNIEnv* env, jclass,
+                                                                 jlong model,
+                                                                 jstring export_dir) {
+  std::string dir;
+  if (!tfd::jni::ToString(env, export_dir, "export directory", &dir)) return;
+  ScopedStatus status;
+  TFD_ModelExportSavedModel(FromHandle(model), dir.c_str(), status.get());
+  ThrowIfError(env, status.get());
+}
+
 }  // extern "C"

@@ -147,6 +147,30 @@ absl::Status MultiWorkerMirroredStrategy::Shutdown() {
   return client_->Shutdown(options_.shutdown_timeout);
 }
 
+absl::Status MultiWorkerMirroredStrategy::NameLostPeer(absl::Status error) const {
+  if (error.ok() || client_ == nullptr) return error;
+  if (error.code() != absl::StatusCode::kUnavailable &&
+      error.code() != absl::StatusCode::kDeadlineExceeded) {
+    return error;
+  }
+  // Gloo sees a dead peer as a closed socket or a timeout, without knowing
+  // which task it was. The coordination service declares it dead once its
+  // silence exceeds the heartbeat timeout (checked every quarter of it),
+  // and our next heartbeat brings that home.
+  const absl::Status job = client_->AwaitError(options_.heartbeat_timeout * 1.25 +
+                                               3 * options_.heartbeat_interval);
+  if (job.ok()) return error;
+  return absl::Status(job.code(),
+                      absl::StrCat(job.message(), " (the collective failed with: ",
+                                   error.message(), ")"));
+}
+
+absl::StatusOr<PerReplica> MultiWorkerMirroredStrategy::Run(const ReplicaFn& fn) {
+  absl::StatusOr<PerReplica> result = ReplicatedStrategy::Run(fn);
+  if (result.ok()) return result;
+  return NameLostPeer(result.status());
+}
+
 absl::StatusOr<std::vector<std::unique_ptr<Communicator>>>
 MultiWorkerMirroredStrategy::MakeCommunicators() {
   if (replica_context_ == nullptr) return ReplicatedStrategy::MakeCommunicators();
@@ -170,8 +194,9 @@ absl::StatusOr<Tensor> MultiWorkerMirroredStrategy::BroadcastFromChief(const Ten
   options.communication = options_.communication;
   TFD_ASSIGN_OR_RETURN(std::unique_ptr<CollectiveHandle> handle,
                        control_->Broadcast(host, options));
-  TFD_ASSIGN_OR_RETURN(std::vector<Tensor> chiefs, handle->Wait());
-  return chiefs[0];
+  absl::StatusOr<std::vector<Tensor>> chiefs = handle->Wait();
+  if (!chiefs.ok()) return NameLostPeer(chiefs.status());
+  return (*chiefs)[0];
 }
 
 absl::StatusOr<std::shared_ptr<DistributedVariable>>
@@ -200,8 +225,9 @@ absl::StatusOr<Tensor> MultiWorkerMirroredStrategy::Reduce(ReduceOp op,
   if (control_ != nullptr) {
     AllReduceOptions options;
     options.communication = options_.communication;
-    TFD_ASSIGN_OR_RETURN(std::vector<Tensor> sums, AllReduceAndWait(*control_, {total}, options));
-    total = sums[0];
+    absl::StatusOr<std::vector<Tensor>> sums = AllReduceAndWait(*control_, {total}, options);
+    if (!sums.ok()) return NameLostPeer(sums.status());
+    total = (*sums)[0];
   }
   if (op == ReduceOp::kSum) return total;
   TFD_ASSIGN_OR_RETURN(Tensor count,

@@ -107,13 +107,19 @@ class MultiWorkerMirroredStrategy final : public ReplicatedStrategy {
   std::string name() const override { return "MultiWorkerMirroredStrategy"; }
   int num_replicas_in_sync() const override { return num_local_replicas() * num_workers(); }
 
+  // ReplicatedStrategy::Run. When a step fails as a lost peer makes it fail
+  // (UNAVAILABLE, DEADLINE_EXCEEDED), waits up to the heartbeat timeout for
+  // the coordination service to name the dead task, and returns that error
+  // (UNAVAILABLE naming it) with the step's own error appended.
+  absl::StatusOr<PerReplica> Run(const ReplicaFn& fn) override;
+
   const ClusterInfo& cluster_info() const { return info_; }
   int num_workers() const { return info_.num_workers; }
   int worker_rank() const { return info_.rank; }
   bool is_chief() const { return info_.is_chief; }
 
   // Sums (or averages) the local replicas' values and then across workers:
-  // every worker gets the job-wide result.
+  // every worker gets the job-wide result. A lost peer is named as in Run.
   absl::StatusOr<Tensor> Reduce(ReduceOp op, absl::Span<const Tensor> per_replica) override;
 
   // Splits each global batch across every replica of every worker with
@@ -144,6 +150,11 @@ class MultiWorkerMirroredStrategy final : public ReplicatedStrategy {
   absl::Status Connect();
   // The chief's value of a freshly computed initial value.
   absl::StatusOr<Tensor> BroadcastFromChief(const Tensor& value);
+  // `error` of a collective; when it looks like a lost peer (UNAVAILABLE,
+  // DEADLINE_EXCEEDED), the coordination service's error naming the dead
+  // task, once it arrives (within the heartbeat timeout), with `error`
+  // appended.
+  absl::Status NameLostPeer(absl::Status error) const;
 
   ClusterInfo info_;
   MultiWorkerMirroredStrategyOptions options_;

@@ -4,6 +4,7 @@
 
 #include "core/framework/status.h"
 #include "core/nn/metrics_accuracy.h"
+#include "core/nn/metrics_binary_accuracy.h"
 
 namespace tfd {
 namespace nn {
@@ -19,19 +20,16 @@ absl::StatusOr<std::shared_ptr<MeanMetricWrapper>> MetricForName(const std::stri
     const bool is_binary = pred_last == 1;
     const bool is_sparse =
         y_true.rank() < y_pred.rank() || (true_last == 1 && pred_last > 1);
-    if (is_binary) {
-      return Unimplemented("metric '", name,
-                           "' resolves to binary accuracy for one-column predictions, which "
-                           "tfd does not have yet");
-    }
+    if (is_binary) return BinaryAccuracy::Create(name);
     if (is_sparse) return SparseCategoricalAccuracy::Create(name);
     return CategoricalAccuracy::Create(name);
   }
+  if (name == "binary_accuracy") return BinaryAccuracy::Create();
   if (name == "sparse_categorical_accuracy") return SparseCategoricalAccuracy::Create();
   if (name == "categorical_accuracy") return CategoricalAccuracy::Create();
   if (name == "sparse_top_k_categorical_accuracy") return SparseTopKCategoricalAccuracy::Create();
   return InvalidArgument("Unknown metric function: '", name,
-                         "'. Known names: accuracy, acc, sparse_categorical_accuracy, "
+                         "'. Known names: accuracy, acc, binary_accuracy, sparse_categorical_accuracy, "
                          "categorical_accuracy, sparse_top_k_categorical_accuracy");
 }
 

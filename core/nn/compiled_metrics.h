@@ -9,10 +9,9 @@
 //     sparse categorical accuracy when the targets have lower rank than the
 //     predictions (or one column against several), else categorical
 //     accuracy; the metric keeps the name it was given;
-//   "sparse_categorical_accuracy", "categorical_accuracy",
+//   "binary_accuracy", "sparse_categorical_accuracy", "categorical_accuracy",
 //   "sparse_top_k_categorical_accuracy" (k = 5): those metrics.
-// Other names are INVALID_ARGUMENT, and binary accuracy is UNIMPLEMENTED
-// (tfd has no BinaryAccuracy metric yet).
+// Other names are INVALID_ARGUMENT.
 //
 // Thread safety: Build runs once in cross-replica context; Update may run
 // on every replica thread at once (each metric accumulates per replica).

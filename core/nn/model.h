@@ -102,6 +102,13 @@ class Model : public Layer {
   // dtypes; a callback's error as it returned it.
   absl::StatusOr<std::shared_ptr<History>> Fit(data::DatasetPtr dataset,
                                                FitOptions options = FitOptions());
+  // Fit on tensors: rows of x with targets y, batched by
+  // options.batch_size, with options.validation_split and shuffle (see
+  // training_options.h). INVALID_ARGUMENT (Keras's messages) when x and y
+  // differ in rows, batch_size < 1, or validation_split is outside [0, 1)
+  // or leaves either part empty; then as Fit on a dataset.
+  absl::StatusOr<std::shared_ptr<History>> Fit(const Tensor& x, const Tensor& y,
+                                               FitOptions options = FitOptions());
   // "loss" then the metrics over the dataset (tf.keras.Model.evaluate with
   // return_dict). Errors as Fit.
   absl::StatusOr<Logs> Evaluate(data::DatasetPtr dataset,

@@ -22,9 +22,11 @@
 // over replicas): "loss" is the per-sample mean over all batches of the
 // epoch so far, as Keras reports it.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "core/data/transforms.h"
 #include "core/framework/execute.h"
 #include "core/framework/status.h"
 #include "core/nn/callbacks/progbar_logger.h"
@@ -176,6 +178,10 @@ absl::StatusOr<std::shared_ptr<History>> Model::Fit(data::DatasetPtr dataset, Fi
                               "`model.compile(optimizer, loss)`.");
   }
   TFD_RETURN_IF_ERROR(CheckDataset(dataset, "Fit"));
+  if (options.validation_split != 0) {
+    return InvalidArgument("`validation_split` is only supported for Tensors (Fit(x, y, ...)), "
+                           "not for a dataset; give validation_data instead");
+  }
   if (options.epochs < 0 || options.initial_epoch < 0) {
     return InvalidArgument("Fit: epochs and initial_epoch must be >= 0, got ", options.epochs,
                            " and ", options.initial_epoch);
@@ -262,6 +268,52 @@ absl::StatusOr<std::shared_ptr<History>> Model::Fit(data::DatasetPtr dataset, Fi
   TFD_RETURN_IF_ERROR(callbacks.OnTrainEnd(training_logs));
   history_ = history;
   return history;
+}
+
+absl::StatusOr<std::shared_ptr<History>> Model::Fit(const Tensor& x, const Tensor& y,
+                                                     FitOptions options) {
+  if (x.rank() == 0 || y.rank() == 0) {
+    return InvalidArgument("Fit: x and y need a batch dimension, got shapes ",
+                           x.shape().DebugString(), " and ", y.shape().DebugString());
+  }
+  const int64_t rows = x.dim(0);
+  if (y.dim(0) != rows) {
+    return InvalidArgument("Data cardinality is ambiguous: x sizes: ", rows, ", y sizes: ",
+                           y.dim(0), ". Make sure all arrays contain the same number of samples.");
+  }
+  if (options.batch_size < 1) {
+    return InvalidArgument("Fit: batch_size must be >= 1, got ", options.batch_size);
+  }
+  if (!(options.validation_split >= 0 && options.validation_split < 1)) {
+    return InvalidArgument("`validation_split` must be in [0, 1), got ",
+                           options.validation_split);
+  }
+  Tensor train_x = x, train_y = y;
+  if (options.validation_split > 0 && options.validation_data == nullptr) {
+    // Keras holds out the LAST rows, before shuffling.
+    const int64_t split_at =
+        static_cast<int64_t>(std::floor(rows * (1.0 - options.validation_split)));
+    if (split_at == 0 || split_at == rows) {
+      return InvalidArgument("Training data contains ", rows, " samples, which is not "
+                             "sufficient to split it into a validation and training set as "
+                             "specified by `validation_split=", options.validation_split,
+                             "`. Either provide more data, or a different value for the "
+                             "`validation_split` argument.");
+    }
+    TFD_ASSIGN_OR_RETURN(train_x, x.Slice(0, split_at));
+    TFD_ASSIGN_OR_RETURN(train_y, y.Slice(0, split_at));
+    TFD_ASSIGN_OR_RETURN(Tensor val_x, x.Slice(split_at, rows));
+    TFD_ASSIGN_OR_RETURN(Tensor val_y, y.Slice(split_at, rows));
+    TFD_ASSIGN_OR_RETURN(data::DatasetPtr val, data::FromTensorSlices({val_x, val_y}));
+    TFD_ASSIGN_OR_RETURN(options.validation_data, data::Batch(val, options.batch_size, false));
+  }
+  TFD_ASSIGN_OR_RETURN(data::DatasetPtr train, data::FromTensorSlices({train_x, train_y}));
+  if (options.shuffle) {
+    TFD_ASSIGN_OR_RETURN(train, data::Shuffle(train, train_x.dim(0), options.shuffle_seed));
+  }
+  TFD_ASSIGN_OR_RETURN(train, data::Batch(train, options.batch_size, false));
+  options.validation_split = 0;
+  return Fit(std::move(train), std::move(options));
 }
 
 absl::StatusOr<Logs> Model::Evaluate(data::DatasetPtr dataset, EvaluateOptions options) {

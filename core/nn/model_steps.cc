@@ -4,6 +4,7 @@
 #include "core/autodiff/gradient_tape.h"
 #include "core/framework/status.h"
 #include "core/nn/loss_scale_optimizer.h"
+#include "core/nn/losses_utils.h"
 #include "core/nn/model.h"
 
 namespace tfd {
@@ -32,6 +33,28 @@ absl::StatusOr<Batch> Unpack(const data::Element& element, bool need_targets,
   if (element.size() > 1) batch.y = element[1];
   if (element.size() > 2) batch.sample_weight = element[2];
   return batch;
+}
+
+// Keras's match_dtype_and_rank, applied before the loss and the metrics:
+// [batch] targets and weights of a [batch, k] prediction gain a trailing
+// axis, and targets take the prediction's dtype when both are floating
+// (or both integer); weights take it always.
+absl::Status MatchDtypeAndRank(const Tensor& y_pred, Batch* batch) {
+  if (batch->y.rank() == 1 && y_pred.rank() == 2) {
+    TFD_ASSIGN_OR_RETURN(batch->y, internal::ExpandLast(batch->y));
+  }
+  Tensor& sw = batch->sample_weight;
+  if (sw.defined() && sw.rank() == 1 && y_pred.rank() == 2) {
+    TFD_ASSIGN_OR_RETURN(sw, internal::ExpandLast(sw));
+  }
+  const DataType t = batch->y.dtype(), p = y_pred.dtype();
+  if ((IsFloatingType(t) && IsFloatingType(p)) || (IsIntegerType(t) && IsIntegerType(p))) {
+    TFD_ASSIGN_OR_RETURN(batch->y, internal::CastTo(batch->y, p));
+  }
+  if (sw.defined() && IsFloatingType(p)) {
+    TFD_ASSIGN_OR_RETURN(sw, internal::CastTo(sw, p));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -76,6 +99,7 @@ absl::Status Model::TrainExecution(const std::vector<StepInput>& steps) {
       {
         GradientTape tape;
         TFD_ASSIGN_OR_RETURN(y_pred, Call(batch.x, /*training=*/true));
+        TFD_RETURN_IF_ERROR(MatchDtypeAndRank(y_pred, &batch));
         TFD_ASSIGN_OR_RETURN(Tensor loss, compiled_loss_->Call(batch.y, y_pred,
                                                                batch.sample_weight));
         // Read after the call: the first call builds the model.
@@ -104,6 +128,7 @@ absl::Status Model::TestExecution(const std::vector<StepInput>& steps) {
     for (size_t s = 0; s < steps.size(); ++s) {
       TFD_ASSIGN_OR_RETURN(Batch batch, Unpack(steps[s][replica], true, "Evaluate"));
       TFD_ASSIGN_OR_RETURN(Tensor y_pred, Call(batch.x, /*training=*/false));
+      TFD_RETURN_IF_ERROR(MatchDtypeAndRank(y_pred, &batch));
       TFD_RETURN_IF_ERROR(compiled_loss_->Call(batch.y, y_pred, batch.sample_weight).status());
       TFD_RETURN_IF_ERROR(MaybeBuildMetrics(ctx, build_metrics && s == 0, batch.y, y_pred));
       // Compile's metrics ignore sample weights, as Keras's `metrics`.

@@ -54,6 +54,17 @@ struct FitOptions {
   // Keras's class_weight: class id (0 .. n-1) -> weight of its samples in
   // the training loss and metrics (class_weight.h). Empty: none.
   std::map<int64_t, double> class_weight;
+
+  // Used only when Fit is given tensors (x, y) instead of a dataset, as
+  // Keras's fit(x, y, ...): rows per batch (the last batch may be
+  // partial); the last validation_split of the rows, taken before any
+  // shuffling, is held out as validation data (ignored when
+  // validation_data is set); shuffle reorders the training rows each epoch
+  // (shuffle_seed: 0 draws a fresh seed, as tf.data).
+  int64_t batch_size = 32;
+  double validation_split = 0.0;
+  bool shuffle = true;
+  uint64_t shuffle_seed = 0;
 };
 
 struct EvaluateOptions {

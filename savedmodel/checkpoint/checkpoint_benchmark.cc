@@ -12,8 +12,8 @@
 // Bytes/s count the model's bytes. Files go to $TEST_TMPDIR or /tmp.
 //
 //   bazel build -c opt //savedmodel/checkpoint:checkpoint_benchmark
-//   bazel-bin/savedmodel/checkpoint/checkpoint_benchmark \
-//       --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+//   bazel-bin/savedmodel/checkpoint/checkpoint_benchmark --benchmark_repetitions=5
+//       (add --benchmark_report_aggregates_only=true for medians only)
 #include <fcntl.h>
 #include <unistd.h>
 

@@ -48,6 +48,19 @@ absl::StatusOr<std::shared_ptr<nn::Model>> MakeFunctionalBn() {
   return std::shared_ptr<nn::Model>(model);
 }
 
+absl::StatusOr<std::shared_ptr<nn::Model>> MakeNestedSequential() {
+  TFD_ASSIGN_OR_RETURN(
+      auto inner,
+      nn::Sequential::Make({nn::MakeInputLayer({nn::kNone, 4}),
+                            std::make_shared<Dense>(8, DenseOptions().Activation("relu")),
+                            std::make_shared<Dense>(8)}));
+  nn::KerasTensor x = nn::Input({4});
+  TFD_ASSIGN_OR_RETURN(nn::KerasTensor h, (*inner)(x));
+  TFD_ASSIGN_OR_RETURN(nn::KerasTensor y, (*std::make_shared<Dense>(4))(h));
+  TFD_ASSIGN_OR_RETURN(auto model, nn::Functional::Make({x}, {y}));
+  return std::shared_ptr<nn::Model>(model);
+}
+
 absl::StatusOr<std::shared_ptr<nn::Model>> MakeMlp() {
   TFD_ASSIGN_OR_RETURN(
       auto model,

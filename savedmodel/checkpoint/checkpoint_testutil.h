@@ -22,6 +22,8 @@ namespace test {
 absl::StatusOr<std::shared_ptr<nn::Model>> MakeCnn();
 // Input(8) Dense(16) BatchNormalization Activation(relu) Dense(4).
 absl::StatusOr<std::shared_ptr<nn::Model>> MakeFunctionalBn();
+// Input(4), a Sequential of Dense(8, relu) Dense(8), then Dense(4).
+absl::StatusOr<std::shared_ptr<nn::Model>> MakeNestedSequential();
 // Dense(16, relu) Dense(4) on 8 features.
 absl::StatusOr<std::shared_ptr<nn::Model>> MakeMlp();
 

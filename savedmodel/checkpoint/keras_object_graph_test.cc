@@ -92,6 +92,12 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         Case{"cnn_adam", test::MakeCnn, {2, 28, 28, 1}, DefaultAdam},
         Case{"functional_bn_adam", test::MakeFunctionalBn, {4, 8}, DefaultAdam},
+        Case{"nested_sequential_sgd", test::MakeNestedSequential, {4, 4},
+             [] {
+               nn::SGDOptions o;
+               o.learning_rate = 0.1f;
+               return Shared(nn::SGD::Create(o));
+             }},
         Case{"mlp_sgd_momentum", test::MakeMlp, {4, 8},
              [] {
                nn::SGDOptions o;

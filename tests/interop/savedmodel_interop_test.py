@@ -12,6 +12,9 @@
    which inlines TF2's function calls, restores the variables through the
    saved restore function and runs the signature; its predictions must
    match Keras's within 1e-5.
+3. A TF1 graph (placeholder, resource variables, softmax) saved with
+   tf.compat.v1.saved_model.simple_save loads in tfd (sharded saver,
+   RestoreV2 through save/restore_all) and matches TensorFlow within 1e-5.
 
 Run from the repository root after `bazel build //tests/interop:all`:
 
@@ -111,6 +114,26 @@ def tensorflow_to_tfd(work, images, images_file):
     check_close("tfd's loader on Keras's SavedModel", got, want)
 
 
+def tf1_graph_to_tfd(work, images, images_file):
+    export_dir = os.path.join(work, "tf1_model")
+    with tf.Graph().as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 28, 28, 1], name="images")
+        flat = tf.reshape(x, [-1, 784])
+        w = tf.compat.v1.get_variable(
+            "w", [784, 10], initializer=tf.compat.v1.glorot_uniform_initializer(seed=1))
+        b = tf.compat.v1.get_variable(
+            "b", [10], initializer=tf.compat.v1.constant_initializer(0.1))
+        y = tf.nn.softmax(tf.matmul(flat, w) + b, name="probs")
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            want = sess.run(y, {x: images})
+            tf.compat.v1.saved_model.simple_save(sess, export_dir, {"images": x}, {"probs": y})
+    preds_file = os.path.join(work, "tfd_on_tf1.f32")
+    run_tfd("run", export_dir, images_file, str(N), preds_file)
+    got = np.fromfile(preds_file, np.float32).reshape(N, 10)
+    check_close("tfd's loader on a TF1 SavedModel", got, want)
+
+
 def main():
     if not os.path.exists(BINARY):
         sys.exit(f"{BINARY} not found: bazel build //tests/interop:all first")
@@ -120,6 +143,7 @@ def main():
         images.tofile(images_file)
         tfd_to_tensorflow(work, images, images_file)
         tensorflow_to_tfd(work, images, images_file)
+        tf1_graph_to_tfd(work, images, images_file)
     print("PASS")
 
 

@@ -21,6 +21,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
 #include "core/autodiff/gradient_tape.h"
 #include "core/data/distributed_dataset.h"
 #include "core/data/idx_file.h"
@@ -46,6 +47,7 @@ struct Flags {
   int steps = 5;
   int global_batch = 64;
   int startup_timeout_s = 30;
+  int step_delay_ms = 0;  // A pause after each step, to kill a worker mid-job.
   std::string out;
 };
 
@@ -62,6 +64,7 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
                   : name == "steps"             ? &flags.steps
                   : name == "global_batch"      ? &flags.global_batch
                   : name == "startup_timeout_s" ? &flags.startup_timeout_s
+                  : name == "step_delay_ms"     ? &flags.step_delay_ms
                                                 : nullptr;
     if (number != nullptr) {
       if (!absl::SimpleAtoi(value, number)) return InvalidArgument("--", name, ": not a number");
@@ -181,6 +184,7 @@ absl::Status Train(const Flags& flags) {
     TFD_ASSIGN_OR_RETURN(std::vector<Tensor> local_losses, strategy->ExperimentalLocalResults(out, 0));
     TFD_ASSIGN_OR_RETURN(Tensor loss, strategy->Reduce(distribute::ReduceOp::kSum, local_losses));
     losses.push_back(loss.scalar<float>());
+    if (flags.step_delay_ms > 0) absl::SleepFor(absl::Milliseconds(flags.step_delay_ms));
   }
 
   // Every worker writes its own copy: the test compares them all.

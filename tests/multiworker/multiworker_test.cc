@@ -6,6 +6,8 @@
 //     batch and the same seeds (within 1e-5), every worker holding the same;
 //   - a worker that never starts makes the others fail with
 //     DEADLINE_EXCEEDED naming it, within the configured start-up timeout;
+//   - a worker killed mid-job (kill -9) makes the survivor fail with
+//     UNAVAILABLE naming it, within the heartbeat timeout;
 //   - a task that the chief's cluster spec does not name is refused.
 #include <filesystem>
 #include <fstream>
@@ -173,6 +175,28 @@ TEST_F(MultiWorkerTest, PeerThatNeverStartsIsATimeoutNamingIt) {
   EXPECT_EQ(*code, 1);
   EXPECT_THAT(chief->Log(), HasSubstr("DEADLINE_EXCEEDED"));
   EXPECT_THAT(chief->Log(), HasSubstr("/job:worker/replica:0/task:1 (never registered)"));
+}
+
+TEST_F(MultiWorkerTest, WorkerKilledMidJobIsNamedByTheSurvivor) {
+  absl::StatusOr<std::vector<int>> ports = testing::PickFreePorts(2);
+  ASSERT_TRUE(ports.ok());
+  const std::string out = TempPath("killed");
+  // 100 steps with a pause each: the job would last more than 10 s.
+  const std::vector<std::string> slow = {"--steps=100", "--step_delay_ms=100"};
+  auto chief = StartWorker(*ports, 0, out, slow);
+  auto victim = StartWorker(*ports, 1, out, slow);
+  ASSERT_NE(chief, nullptr);
+  ASSERT_NE(victim, nullptr);
+  absl::SleepFor(absl::Seconds(3));
+  victim->Kill();  // kill -9, mid-job.
+  const absl::Time killed = absl::Now();
+  absl::StatusOr<int> code = chief->Wait(absl::Seconds(60));
+  ASSERT_TRUE(code.ok()) << code.status();
+  // mlp_worker's heartbeat timeout is 5 s.
+  EXPECT_LT(absl::Now() - killed, absl::Seconds(15));
+  EXPECT_EQ(*code, 1) << chief->Log();
+  EXPECT_THAT(chief->Log(), HasSubstr("UNAVAILABLE"));
+  EXPECT_THAT(chief->Log(), HasSubstr("task /job:worker/replica:0/task:1 is unavailable"));
 }
 
 TEST_F(MultiWorkerTest, TaskNotInTheClusterSpecIsRefused) {

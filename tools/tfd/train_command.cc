@@ -1,11 +1,16 @@
 #include "tools/tfd/train_command.h"
 
 #include <chrono>
+#include <cmath>
 #include <memory>
 
 #include "core/data/distributed_dataset.h"
 #include "core/framework/status.h"
 #include "core/kernels/random_seed.h"
+#include "core/nn/adam.h"
+#include "core/nn/callbacks/csv_logger.h"
+#include "core/nn/callbacks/tensorboard.h"
+#include "core/nn/losses.h"
 #include "tools/tfd/custom_training_loop.h"
 #include "tools/tfd/fashion_mnist.h"
 #include "tools/tfd/fashion_models.h"
@@ -15,27 +20,76 @@ namespace tfd {
 namespace cli {
 namespace {
 
+// What both loops train on: global batches.
 struct Inputs {
-  data::DistributedDatasetPtr train;
-  data::DistributedDatasetPtr test;
+  data::DatasetPtr train;
+  data::DatasetPtr test;
 };
 
-absl::StatusOr<float> ResultOf(const nn::Metric& metric) {
+// TensorBoard logs in <logdir>/train and <logdir>/validation and the
+// epochs' logs in <logdir>/training.csv; none without --logdir.
+std::vector<std::shared_ptr<nn::Callback>> LogCallbacks(const TrainFlags& flags) {
+  if (flags.logdir.empty()) return {};
+  return {std::make_shared<nn::TensorBoard>(flags.logdir),
+          std::make_shared<nn::CSVLogger>(flags.logdir + "/training.csv")};
+}
+
+void PrintTestResult(double loss, double accuracy, std::FILE* out) {
+  std::fprintf(out, "test_loss: %.4f - test_accuracy: %.4f\n", loss, accuracy);
+  std::fflush(out);
+}
+
+// Keras's way: Compile, Fit (validating on the test set each epoch),
+// Evaluate.
+absl::Status TrainWithFit(const TrainFlags& flags, distribute::Strategy& strategy,
+                          nn::Model& model, const Inputs& inputs, std::FILE* out) {
+  nn::CompileOptions compile;
+  nn::SparseCategoricalCrossentropy::Options loss;
+  loss.from_logits = true;
+  compile.loss = std::make_shared<nn::SparseCategoricalCrossentropy>(loss);
+  compile.metrics = {"accuracy"};
+  {
+    distribute::StrategyScope scope(&strategy);
+    TFD_ASSIGN_OR_RETURN(compile.optimizer, nn::Adam::Create(nn::AdamOptions()));
+    TFD_RETURN_IF_ERROR(model.Compile(compile));
+  }
+  nn::FitOptions fit;
+  fit.epochs = flags.epochs;
+  fit.validation_data = inputs.test;
+  fit.callbacks = LogCallbacks(flags);
+  TFD_RETURN_IF_ERROR(model.Fit(inputs.train, fit).status());
+  TFD_ASSIGN_OR_RETURN(nn::Logs test, model.Evaluate(inputs.test));
+  PrintTestResult(test.Get("loss").value_or(NAN), test.Get("accuracy").value_or(NAN), out);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<double> ResultOf(const nn::Metric& metric) {
   TFD_ASSIGN_OR_RETURN(Tensor value, metric.Result());
   return value.scalar<float>();
 }
 
-// The epochs of the custom loop, reported as the tutorial prints them.
+// TensorFlow's custom-training tutorial: strategy.Run of a train step per
+// batch, the test set evaluated after each epoch, one line per epoch. The
+// log callbacks get the same per-epoch logs as under Fit.
 absl::Status TrainWithCustomLoop(const TrainFlags& flags, distribute::Strategy& strategy,
                                  std::shared_ptr<nn::Model> model, const Inputs& inputs,
                                  std::FILE* out) {
   TFD_ASSIGN_OR_RETURN(std::unique_ptr<CustomTrainingLoop> loop,
                        CustomTrainingLoop::Create(&strategy, model));
-  for (int epoch = 1; epoch <= flags.epochs; ++epoch) {
+  const int replicas = strategy.num_replicas_in_sync();
+  TFD_ASSIGN_OR_RETURN(data::DistributedDatasetPtr train,
+                       data::DistributeDataset(inputs.train, replicas));
+  TFD_ASSIGN_OR_RETURN(data::DistributedDatasetPtr test,
+                       data::DistributeDataset(inputs.test, replicas));
+  nn::CallbackList callbacks;
+  for (auto& c : LogCallbacks(flags)) TFD_RETURN_IF_ERROR(callbacks.Add(c));
+  callbacks.SetModel(model.get());
+  TFD_RETURN_IF_ERROR(callbacks.OnTrainBegin(nn::Logs()));
+  for (int epoch = 0; epoch < flags.epochs; ++epoch) {
     const auto start = std::chrono::steady_clock::now();
     double total_loss = 0;
     int64_t num_batches = 0;
-    TFD_ASSIGN_OR_RETURN(auto train_it, inputs.train->MakeIterator());
+    TFD_ASSIGN_OR_RETURN(auto train_it, train->MakeIterator());
     while (true) {
       TFD_ASSIGN_OR_RETURN(auto step, train_it->GetNext());
       if (!step) break;
@@ -43,7 +97,7 @@ absl::Status TrainWithCustomLoop(const TrainFlags& flags, distribute::Strategy& 
       total_loss += loss;
       ++num_batches;
     }
-    TFD_ASSIGN_OR_RETURN(auto test_it, inputs.test->MakeIterator());
+    TFD_ASSIGN_OR_RETURN(auto test_it, test->MakeIterator());
     while (true) {
       TFD_ASSIGN_OR_RETURN(auto step, test_it->GetNext());
       if (!step) break;
@@ -51,32 +105,33 @@ absl::Status TrainWithCustomLoop(const TrainFlags& flags, distribute::Strategy& 
     }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    TFD_ASSIGN_OR_RETURN(float train_accuracy, ResultOf(loop->train_accuracy()));
-    TFD_ASSIGN_OR_RETURN(float test_loss, ResultOf(loop->test_loss()));
-    TFD_ASSIGN_OR_RETURN(float test_accuracy, ResultOf(loop->test_accuracy()));
-    std::fprintf(out, "Epoch %d, Loss: %.4f, Accuracy: %.2f, Test Loss: %.4f, "
-                 "Test Accuracy: %.2f (%.0fs)\n",
-                 epoch, total_loss / std::max<int64_t>(num_batches, 1), 100 * train_accuracy,
-                 test_loss, 100 * test_accuracy, seconds);
+    const double train_loss = total_loss / std::max<int64_t>(num_batches, 1);
+    TFD_ASSIGN_OR_RETURN(double train_accuracy, ResultOf(loop->train_accuracy()));
+    TFD_ASSIGN_OR_RETURN(double test_loss, ResultOf(loop->test_loss()));
+    TFD_ASSIGN_OR_RETURN(double test_accuracy, ResultOf(loop->test_accuracy()));
+    std::fprintf(out,
+                 "Epoch %d, Loss: %.4f, Accuracy: %.2f, Test Loss: %.4f, Test Accuracy: %.2f "
+                 "(%.0fs)\n",
+                 epoch + 1, train_loss, 100 * train_accuracy, test_loss, 100 * test_accuracy,
+                 seconds);
     std::fflush(out);
-    if (epoch == flags.epochs) {
-      std::fprintf(out, "test_loss: %.4f - test_accuracy: %.4f\n", test_loss, test_accuracy);
-    }
+    nn::Logs logs{{"loss", train_loss},
+                  {"accuracy", train_accuracy},
+                  {"val_loss", test_loss},
+                  {"val_accuracy", test_accuracy}};
+    TFD_RETURN_IF_ERROR(callbacks.OnEpochEnd(epoch, logs));
+    if (epoch + 1 == flags.epochs) PrintTestResult(test_loss, test_accuracy, out);
     TFD_RETURN_IF_ERROR(loop->train_accuracy().Reset());
     TFD_RETURN_IF_ERROR(loop->test_loss().Reset());
     TFD_RETURN_IF_ERROR(loop->test_accuracy().Reset());
   }
-  return absl::OkStatus();
+  nn::Logs end;
+  return callbacks.OnTrainEnd(end);
 }
 
 }  // namespace
 
 absl::Status RunTrain(const TrainFlags& flags, std::FILE* out) {
-  if (!flags.logdir.empty()) {
-    return absl::UnimplementedError(
-        "--logdir: TensorBoard and CSV logs are not written yet (they come with the Keras "
-        "callbacks)");
-  }
   TFD_ASSIGN_OR_RETURN(FashionMnistSplit train, LoadFashionMnist(flags.data_dir, "train"));
   TFD_ASSIGN_OR_RETURN(FashionMnistSplit test, LoadFashionMnist(flags.data_dir, "t10k"));
   TFD_ASSIGN_OR_RETURN(std::unique_ptr<distribute::Strategy> strategy,
@@ -99,14 +154,13 @@ absl::Status RunTrain(const TrainFlags& flags, std::FILE* out) {
   TFD_RETURN_IF_ERROR(model->Summary([out](const std::string& line) {
     std::fprintf(out, "%s\n", line.c_str());
   }));
+  std::fflush(out);
 
   Inputs inputs;
-  TFD_ASSIGN_OR_RETURN(data::DatasetPtr train_ds,
-                       TrainingDataset(train, flags.batch_size, flags.seed));
-  TFD_ASSIGN_OR_RETURN(data::DatasetPtr test_ds, EvaluationDataset(test, flags.batch_size));
-  TFD_ASSIGN_OR_RETURN(inputs.train, data::DistributeDataset(train_ds, replicas));
-  TFD_ASSIGN_OR_RETURN(inputs.test, data::DistributeDataset(test_ds, replicas));
-  return TrainWithCustomLoop(flags, *strategy, model, inputs, out);
+  TFD_ASSIGN_OR_RETURN(inputs.train, TrainingDataset(train, flags.batch_size, flags.seed));
+  TFD_ASSIGN_OR_RETURN(inputs.test, EvaluationDataset(test, flags.batch_size));
+  if (flags.loop == "custom") return TrainWithCustomLoop(flags, *strategy, model, inputs, out);
+  return TrainWithFit(flags, *strategy, *model, inputs, out);
 }
 
 }  // namespace cli

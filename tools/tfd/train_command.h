@@ -1,5 +1,7 @@
 // `tfd train`: loads Fashion-MNIST, builds the model under the chosen
-// strategy, prints its summary, trains it, and ends with one line
+// strategy, prints its summary, trains it with Model::Fit (--loop=fit, the
+// default) or the custom training loop (--loop=custom), and ends with one
+// line
 //
 //   test_loss: 0.2563 - test_accuracy: 0.9087
 //
@@ -15,9 +17,11 @@
 namespace tfd {
 namespace cli {
 
-// Runs the training `flags` describe, writing progress to `out`. Errors of
-// loading, building or training pass through; UNIMPLEMENTED for --logdir
-// (TensorBoard and CSV logs come with the Keras callbacks).
+// Runs the training `flags` describe, writing progress to `out` (Fit's
+// progress bar writes to stdout). With --logdir, TensorBoard event files go
+// to <logdir>/train and <logdir>/validation and the epochs' logs to
+// <logdir>/training.csv. Errors of loading, building, training or writing
+// logs pass through.
 absl::Status RunTrain(const TrainFlags& flags, std::FILE* out);
 
 }  // namespace cli

@@ -22,7 +22,7 @@ const std::vector<std::string>& Strategies() {
   return *strategies;
 }
 const std::vector<std::string>& Loops() {
-  static const auto* loops = new std::vector<std::string>{"custom"};
+  static const auto* loops = new std::vector<std::string>{"fit", "custom"};
   return *loops;
 }
 

@@ -26,7 +26,7 @@ struct TrainFlags {
   int64_t batch_size = 64;                // the GLOBAL batch, split between replicas
   int64_t seed = 42;                      // weights and shuffling
   std::string logdir;                     // empty: no TensorBoard or CSV logs
-  std::string loop = "custom";            // custom: strategy.Run of a train step
+  std::string loop = "fit";               // fit: Model::Fit; custom: custom_training_loop.h
   std::string data_dir = "/usr/share/datasets/fashion-mnist";
   bool help = false;                      // --help: print the usage and stop
 };

@@ -15,6 +15,7 @@ TEST(TrainFlagsTest, DefaultsWithNoFlags) {
   EXPECT_EQ(flags->epochs, 1);
   EXPECT_EQ(flags->batch_size, 64);
   EXPECT_TRUE(flags->logdir.empty());
+  EXPECT_EQ(flags->loop, "fit");
   EXPECT_FALSE(flags->help);
 }
 
@@ -45,6 +46,7 @@ TEST(TrainFlagsTest, RefusesBadFlags) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--model=resnet"}, "--model must be one of fashion_cnn, fashion_mlp, got 'resnet'"},
       {{"--strategy=tpu"}, "--strategy must be one of"},
+      {{"--loop=eager"}, "--loop must be one of fit, custom, got 'eager'"},
       {{"--epochs=0"}, "--epochs must be an integer >= 1, got '0'"},
       {{"--epochs=two"}, "--epochs must be an integer >= 1, got 'two'"},
       {{"--batch_size=-4"}, "--batch_size must be an integer >= 1"},

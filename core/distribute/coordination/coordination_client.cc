@@ -113,10 +113,15 @@ void CoordinationClient::HeartbeatLoop() {
     mu_.Lock();
     if (status.ok()) {
       last_contact = now;
+      // The service's word on the job (a peer died).
+      if (response.job_error_code() != 0 && error_.ok()) {
+        error_ = absl::Status(static_cast<absl::StatusCode>(response.job_error_code()),
+                              response.job_error_message());
+      }
     } else if (status.error_code() != grpc::StatusCode::UNAVAILABLE &&
                status.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED) {
-      // The service answered with the job's error (a peer died).
-      if (error_.ok()) error_ = rpc::FromGrpcStatus(status);
+      // The service refused this task (e.g. a stale incarnation).
+      if (error_.ok()) error_ = rpc::FromGrpcStatus(status, "heartbeat of ", task_);
     } else if (now - last_contact > options_.heartbeat_timeout && error_.ok()) {
       error_ = absl::UnavailableError(absl::StrCat(
           "task ", task_, " lost the coordination service at ", address_, ": no answer for ",
@@ -127,6 +132,13 @@ void CoordinationClient::HeartbeatLoop() {
 
 absl::Status CoordinationClient::error() const {
   absl::MutexLock lock(&mu_);
+  return error_;
+}
+
+absl::Status CoordinationClient::AwaitError(absl::Duration timeout) const {
+  absl::MutexLock lock(&mu_);
+  auto failed = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return !error_.ok() || stopping_; };
+  mu_.AwaitWithTimeout(absl::Condition(&failed), timeout);
   return error_;
 }
 

@@ -74,6 +74,10 @@ class CoordinationClient {
 
   // The error that ended this client's job (OK while healthy).
   absl::Status error() const;
+  // Waits up to `timeout` for the job's error to arrive (a peer that died
+  // is declared by the service within its heartbeat timeout) and returns
+  // it; OK if none came.
+  absl::Status AwaitError(absl::Duration timeout) const;
 
  private:
   CoordinationClient(std::string address, std::string task, CoordinationClientOptions options);

@@ -124,9 +124,10 @@ TEST_F(CoordinationClientTest, DeadPeerIsUnavailableWithinTheHeartbeatTimeout) {
   EXPECT_LT(absl::Now() - start, absl::Seconds(5));
   EXPECT_EQ(value.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(value.status().message(), HasSubstr("/job:worker/replica:0/task:1 is unavailable"));
-  // The survivor's heartbeats bring the error home too.
-  for (int i = 0; i < 50 && survivor->error().ok(); ++i) absl::SleepFor(absl::Milliseconds(100));
-  EXPECT_EQ(survivor->error().code(), absl::StatusCode::kUnavailable);
+  // The survivor's heartbeats bring the service's error home too.
+  const absl::Status error = survivor->AwaitError(absl::Seconds(5));
+  EXPECT_EQ(error.code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(error.message(), HasSubstr("/job:worker/replica:0/task:1 is unavailable"));
   EXPECT_EQ(survivor->WaitAtBarrier("after", absl::Seconds(1)).code(),
             absl::StatusCode::kUnavailable);
 }
@@ -139,6 +140,15 @@ TEST_F(CoordinationClientTest, LostServiceIsNoticedByHeartbeats) {
   for (int i = 0; i < 50 && client->error().ok(); ++i) absl::SleepFor(absl::Milliseconds(100));
   EXPECT_EQ(client->error().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(client->error().message(), HasSubstr("lost the coordination service at"));
+}
+
+TEST_F(CoordinationClientTest, AwaitErrorOfAHealthyJobTimesOutWithOk) {
+  StartServer(1);
+  auto client = MustConnect(0);
+  ASSERT_NE(client, nullptr);
+  const absl::Time start = absl::Now();
+  EXPECT_TRUE(client->AwaitError(absl::Milliseconds(200)).ok());
+  EXPECT_GE(absl::Now() - start, absl::Milliseconds(200));
 }
 
 TEST_F(CoordinationClientTest, CallsAfterShutdownAreRefused) {

@@ -30,8 +30,13 @@ class CoordinationServer::Service final : public CoordinationService::Service {
   }
 
   grpc::Status Heartbeat(grpc::ServerContext*, const HeartbeatRequest* request,
-                         HeartbeatResponse*) override {
-    return rpc::ToGrpcStatus(state_->Heartbeat(request->task(), request->incarnation()));
+                         HeartbeatResponse* response) override {
+    absl::Status status = state_->Heartbeat(request->task(), request->incarnation());
+    if (!status.ok()) return rpc::ToGrpcStatus(status);
+    const absl::Status job = state_->JobError();
+    response->set_job_error_code(static_cast<int>(job.code()));
+    response->set_job_error_message(std::string(job.message()));
+    return grpc::Status::OK;
   }
 
   grpc::Status Barrier(grpc::ServerContext*, const BarrierRequest* request,

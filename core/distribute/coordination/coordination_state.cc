@@ -88,7 +88,7 @@ absl::Status CoordinationState::Heartbeat(const std::string& task, uint64_t inca
                               state.incarnation, ")");
   }
   state.last_heartbeat = absl::Now();
-  return job_error_;
+  return absl::OkStatus();
 }
 
 absl::Status CoordinationState::Barrier(const std::string& id, const std::string& task,
@@ -153,12 +153,14 @@ absl::Status CoordinationState::ShutdownTask(const std::string& task, absl::Dura
   BarrierState& barrier = barriers_[kShutdownBarrier];
   barrier.arrived.insert(task);
   if (barrier.arrived.size() == task_list_.size()) barrier.passed = true;
-  // Shutdown is not failed by the job's error: a task that is leaving
-  // still waits for the others, so that the service outlives them.
-  auto settled = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return barrier.passed || stopping_; };
+  // A task declared dead never arrives: the job's error ends the wait.
+  auto settled = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    return barrier.passed || stopping_ || !job_error_.ok();
+  };
   mu_.AwaitWithDeadline(absl::Condition(&settled), deadline);
   if (barrier.passed) return absl::OkStatus();
   if (stopping_) return StoppedError();
+  if (!job_error_.ok()) return job_error_;
   return absl::DeadlineExceededError(absl::StrCat(
       "coordination service: shutdown of ", task, " timed out after ",
       absl::FormatDuration(timeout), "; tasks still running: ", MissingTasks(barrier.arrived)));

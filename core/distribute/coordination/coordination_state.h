@@ -53,8 +53,8 @@ class CoordinationState {
   absl::Status RegisterTask(const std::string& task, uint64_t incarnation);
 
   // Records that `task` is alive. FAILED_PRECONDITION if it never
-  // registered or `incarnation` is not its current one (a stale process);
-  // the job's error once there is one.
+  // registered or `incarnation` is not its current one (a stale process).
+  // The job's health is JobError().
   absl::Status Heartbeat(const std::string& task, uint64_t incarnation);
 
   // Blocks until every task has called Barrier(`id`). DEADLINE_EXCEEDED
@@ -74,7 +74,8 @@ class CoordinationState {
   // `task` leaves the job: its heartbeats are no longer expected, and the
   // call waits up to `timeout` for every other task to shut down too, so
   // that no task exits while another still needs the service.
-  // DEADLINE_EXCEEDED naming the tasks still running.
+  // DEADLINE_EXCEEDED naming the tasks still running; the job's error as
+  // soon as there is one (a dead task will never shut down).
   absl::Status ShutdownTask(const std::string& task, absl::Duration timeout);
 
   // The job's error (OK while healthy).

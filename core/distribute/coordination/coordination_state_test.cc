@@ -112,8 +112,9 @@ TEST(CoordinationStateTest, SilentTaskIsDeclaredUnavailableAndWakesWaiters) {
   EXPECT_THAT(value.status().message(), HasSubstr("is unavailable: no heartbeat"));
   EXPECT_THAT(value.status().message(), Not(HasSubstr(kW0)));
   EXPECT_LT(waited, absl::Seconds(3));
-  // Heartbeats of the healthy task now bring the job's error back.
-  EXPECT_EQ(state.Heartbeat(kW0, 1).code(), absl::StatusCode::kUnavailable);
+  // Heartbeats of the healthy task still succeed; the job has failed.
+  EXPECT_TRUE(state.Heartbeat(kW0, 1).ok());
+  EXPECT_EQ(state.JobError(), value.status());
 }
 
 TEST(CoordinationStateTest, HeartbeatFromAnOldIncarnationIsRefused) {
@@ -135,6 +136,20 @@ TEST(CoordinationStateTest, ShutdownWaitsForEveryTask) {
   std::thread other([&] { EXPECT_TRUE(state.ShutdownTask(kW1, absl::Seconds(10)).ok()); });
   EXPECT_TRUE(state.ShutdownTask(kW0, absl::Seconds(10)).ok());
   other.join();
+}
+
+TEST(CoordinationStateTest, ShutdownEndsWhenAPeerIsDeclaredDead) {
+  CoordinationServiceOptions options;
+  options.heartbeat_timeout = absl::Milliseconds(300);
+  CoordinationState state({kW0, kW1}, options);
+  ASSERT_TRUE(state.RegisterTask(kW0, 1).ok());
+  ASSERT_TRUE(state.RegisterTask(kW1, 1).ok());
+  // kW0 shuts down (no heartbeats expected from it); kW1 went silent.
+  const absl::Time start = absl::Now();
+  absl::Status status = state.ShutdownTask(kW0, absl::Seconds(30));
+  EXPECT_LT(absl::Now() - start, absl::Seconds(3));
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(status.message(), HasSubstr(std::string(kW1) + " is unavailable"));
 }
 
 TEST(CoordinationStateTest, StopWakesWaiters) {

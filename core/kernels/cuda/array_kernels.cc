@@ -1,19 +1,22 @@
 // GPU kernels of the shape and fill ops that layers and gradients use
 // between the math: Reshape, Identity, ExpandDims and Squeeze (views of
 // the input, no copy, whatever the dtype, as on the CPU); Shape, Size and
-// Rank (computed on the host, copied to the GPU output); BroadcastTo (any
-// dtype, by element size); Fill, ZerosLike and OnesLike (fill.cu) for
+// Rank (computed on the host, copied to the GPU output); BroadcastTo and
+// Transpose (any dtype, by element size); Fill, ZerosLike and OnesLike (fill.cu) for
 // float, double, half, bfloat16, int32, int64 and bool.
+#include <algorithm>
 #include <cstring>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "core/device/cuda/cuda_device.h"
 #include "core/device/cuda/cuda_status.h"
 #include "core/framework/kernel.h"
 #include "core/framework/status.h"
 #include "core/kernels/cuda/fill.h"
 #include "core/kernels/cuda/launch_plan_builders.h"
+#include "core/kernels/reduction_axes.h"
 
 namespace tfd {
 namespace {
@@ -68,6 +71,35 @@ absl::Status BroadcastToGpu(KernelContext& ctx) {
       gpu->stream()));
 }
 
+// x, perm (host) -> x transposed: a gather through the broadcast-copy
+// kernel; an identity permutation is a view, as on the CPU.
+absl::Status TransposeGpu(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  TFD_ASSIGN_OR_RETURN(std::vector<int64_t> perm, IndexValues(ctx.input(1)));
+  std::vector<int64_t> moved;  // the non-unit axes, in output order
+  for (int64_t axis : perm) {
+    if (x.dim(static_cast<int>(axis)) != 1) moved.push_back(axis);
+  }
+  if (std::is_sorted(moved.begin(), moved.end())) return ViewGpu(ctx);
+  TFD_ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0));
+  if (out->NumElements() == 0) return absl::OkStatus();
+  absl::StatusOr<cuda_kernels::BroadcastParams> plan =
+      cuda_kernels::MakeTransposeParams(x.shape(), perm);
+  if (!plan.ok()) {
+    return absl::Status(plan.status().code(),
+                        absl::StrCat(ctx.op_name(), ": ", plan.status().message()));
+  }
+  const size_t size = DataTypeSize(x.dtype());
+  if (size != 1 && size != 2 && size != 4 && size != 8) {
+    return ctx.Error("dtype ", DataTypeName(x.dtype()), " is not supported");
+  }
+  TFD_ASSIGN_OR_RETURN(CudaDevice * gpu, AsCudaDevice(ctx.device()));
+  TFD_RETURN_IF_ERROR(gpu->Activate());
+  return TFD_CUDA_STATUS(cuda_kernels::LaunchBroadcastCopy(
+      static_cast<int>(size), x.raw_data(), out->raw_data(), out->NumElements(), *plan,
+      gpu->stream()));
+}
+
 // dims (host), value (a device scalar) -> dims filled with value.
 template <typename T>
 absl::Status FillGpu(KernelContext& ctx) {
@@ -102,6 +134,7 @@ TFD_REGISTER_KERNEL("Shape", DeviceType::kGPU, DT_INVALID, ShapeGpu);
 TFD_REGISTER_KERNEL("Size", DeviceType::kGPU, DT_INVALID, SizeGpu);
 TFD_REGISTER_KERNEL("Rank", DeviceType::kGPU, DT_INVALID, RankGpu);
 TFD_REGISTER_KERNEL("BroadcastTo", DeviceType::kGPU, DT_INVALID, BroadcastToGpu);
+TFD_REGISTER_KERNEL("Transpose", DeviceType::kGPU, DT_INVALID, TransposeGpu);
 
 #define TFD_FILL_GPU(T)                                                                     \
   TFD_REGISTER_KERNEL("Fill", DeviceType::kGPU, DataTypeToEnum<T>::value, FillGpu<T>);      \

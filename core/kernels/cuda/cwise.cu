@@ -15,8 +15,12 @@ namespace tfd {
 namespace cuda_kernels {
 namespace {
 
+// Selu's constants, as TensorFlow spells them.
+constexpr double kSeluScale = 1.0507009873554804934193349852946;
+constexpr double kSeluScaleAlpha = 1.7580993408473768599402175208123;
+
 template <BinaryOp kOp, typename A>
-__device__ __forceinline__ A Apply(A a, A b) {
+__device__ __forceinline__ A Apply(A a, A b, A param) {
   if constexpr (kOp == BinaryOp::kAdd) return a + b;
   if constexpr (kOp == BinaryOp::kSub) return a - b;
   if constexpr (kOp == BinaryOp::kMul) return a * b;
@@ -30,10 +34,22 @@ __device__ __forceinline__ A Apply(A a, A b) {
   if constexpr (kOp == BinaryOp::kSqrtGrad) return b * A(0.5) / a;
   if constexpr (kOp == BinaryOp::kRsqrtGrad) return b * A(-0.5) * a * a * a;
   if constexpr (kOp == BinaryOp::kReciprocalGrad) return -b * a * a;
+  // a = gradients, b = features (outputs for Elu and Selu).
+  if constexpr (kOp == BinaryOp::kRelu6Grad) return (b > A(0) && b < A(6)) ? a : A(0);
+  if constexpr (kOp == BinaryOp::kEluGrad) return b < A(0) ? a * (b + A(1)) : a;
+  if constexpr (kOp == BinaryOp::kSeluGrad) {
+    return b < A(0) ? a * (b + A(kSeluScaleAlpha)) : a * A(kSeluScale);
+  }
+  if constexpr (kOp == BinaryOp::kSoftplusGrad) return a / (exp(-b) + A(1));
+  if constexpr (kOp == BinaryOp::kSoftsignGrad) {
+    const A d = (b < A(0) ? -b : b) + A(1);
+    return a / (d * d);
+  }
+  if constexpr (kOp == BinaryOp::kLeakyReluGrad) return b > A(0) ? a : a * param;
 }
 
 template <UnaryOp kOp, typename A>
-__device__ __forceinline__ A Apply(A x) {
+__device__ __forceinline__ A Apply(A x, A param) {
   if constexpr (kOp == UnaryOp::kNeg) return -x;
   if constexpr (kOp == UnaryOp::kAbs) return x < A(0) ? -x : x;
   if constexpr (kOp == UnaryOp::kSign) return isnan(x) ? x : A((x > A(0)) - (x < A(0)));
@@ -51,6 +67,19 @@ __device__ __forceinline__ A Apply(A x) {
   if constexpr (kOp == UnaryOp::kCos) return cos(x);
   if constexpr (kOp == UnaryOp::kTanh) return tanh(x);
   if constexpr (kOp == UnaryOp::kSigmoid) return A(1) / (A(1) + exp(-x));
+  if constexpr (kOp == UnaryOp::kRelu6) return A(6) < x ? A(6) : (x < A(0) ? A(0) : x);
+  if constexpr (kOp == UnaryOp::kElu) return x < A(0) ? exp(x) - A(1) : x;
+  if constexpr (kOp == UnaryOp::kSelu) {
+    return x < A(0) ? A(kSeluScaleAlpha) * (exp(x) - A(1)) : A(kSeluScale) * x;
+  }
+  if constexpr (kOp == UnaryOp::kSoftsign) return x / ((x < A(0) ? -x : x) + A(1));
+  if constexpr (kOp == UnaryOp::kSoftplus) {
+    // TensorFlow's cut-offs: x above -param, exp(x) below param.
+    if (x > -param) return x;
+    if (x < param) return exp(x);
+    return log(exp(x) + A(1));
+  }
+  if constexpr (kOp == UnaryOp::kLeakyRelu) return x > A(0) ? x : x * param;
 }
 
 // Offsets of output element i in x and y under plan p.
@@ -90,21 +119,24 @@ __device__ __forceinline__ void Offsets(const BroadcastParams& p, int64_t i, int
 // x, y broadcast by p -> z: [n].
 template <typename T, BinaryOp kOp>
 __global__ void BinaryKernel(const T* __restrict__ x, const T* __restrict__ y,
-                             T* __restrict__ z, int64_t n, BroadcastParams p) {
+                             T* __restrict__ z, int64_t n, BroadcastParams p, double param) {
   using A = typename Acc<T>::type;
+  const A a_param = static_cast<A>(param);
   for (int64_t i = ThreadIndex(); i < n; i += GridSize()) {
     int64_t xi, yi;
     Offsets(p, i, &xi, &yi);
-    z[i] = Store<T>(Apply<kOp>(Load<A>(x[xi]), Load<A>(y[yi])));
+    z[i] = Store<T>(Apply<kOp>(Load<A>(x[xi]), Load<A>(y[yi]), a_param));
   }
 }
 
 // x: [n] -> y: [n].
 template <typename T, UnaryOp kOp>
-__global__ void UnaryKernel(const T* __restrict__ x, T* __restrict__ y, int64_t n) {
+__global__ void UnaryKernel(const T* __restrict__ x, T* __restrict__ y, int64_t n,
+                            double param) {
   using A = typename Acc<T>::type;
+  const A a_param = static_cast<A>(param);
   for (int64_t i = ThreadIndex(); i < n; i += GridSize()) {
-    y[i] = Store<T>(Apply<kOp>(Load<A>(x[i])));
+    y[i] = Store<T>(Apply<kOp>(Load<A>(x[i]), a_param));
   }
 }
 
@@ -127,20 +159,21 @@ __global__ void AddNKernel(AddNTable<N> t, N* __restrict__ out, int64_t n) {
 }
 
 template <typename N, BinaryOp kOp>
-void Binary(const N* x, const N* y, N* z, int64_t n, const BroadcastParams& p, cudaStream_t s) {
-  BinaryKernel<N, kOp><<<BlocksFor(n), kThreadsPerBlock, 0, s>>>(x, y, z, n, p);
+void Binary(const N* x, const N* y, N* z, int64_t n, const BroadcastParams& p, cudaStream_t s,
+            double param) {
+  BinaryKernel<N, kOp><<<BlocksFor(n), kThreadsPerBlock, 0, s>>>(x, y, z, n, p, param);
 }
 
 template <typename N, UnaryOp kOp>
-void Unary(const N* x, N* y, int64_t n, cudaStream_t s) {
-  UnaryKernel<N, kOp><<<BlocksFor(n), kThreadsPerBlock, 0, s>>>(x, y, n);
+void Unary(const N* x, N* y, int64_t n, cudaStream_t s, double param) {
+  UnaryKernel<N, kOp><<<BlocksFor(n), kThreadsPerBlock, 0, s>>>(x, y, n, param);
 }
 
 }  // namespace
 
 template <typename T>
 cudaError_t LaunchBinary(BinaryOp op, const T* x, const T* y, T* z, int64_t n,
-                         const BroadcastParams& plan, cudaStream_t stream) {
+                         const BroadcastParams& plan, cudaStream_t stream, double param) {
   if (n == 0) return cudaSuccess;
   using N = typename Native<T>::type;
   const auto* nx = reinterpret_cast<const N*>(x);
@@ -149,7 +182,7 @@ cudaError_t LaunchBinary(BinaryOp op, const T* x, const T* y, T* z, int64_t n,
   switch (op) {
 #define TFD_BINARY_CASE(OP) \
   case BinaryOp::OP:        \
-    Binary<N, BinaryOp::OP>(nx, ny, nz, n, plan, stream); \
+    Binary<N, BinaryOp::OP>(nx, ny, nz, n, plan, stream, param); \
     break;
     TFD_BINARY_CASE(kAdd)
     TFD_BINARY_CASE(kSub)
@@ -164,13 +197,20 @@ cudaError_t LaunchBinary(BinaryOp op, const T* x, const T* y, T* z, int64_t n,
     TFD_BINARY_CASE(kSqrtGrad)
     TFD_BINARY_CASE(kRsqrtGrad)
     TFD_BINARY_CASE(kReciprocalGrad)
+    TFD_BINARY_CASE(kRelu6Grad)
+    TFD_BINARY_CASE(kEluGrad)
+    TFD_BINARY_CASE(kSeluGrad)
+    TFD_BINARY_CASE(kSoftplusGrad)
+    TFD_BINARY_CASE(kSoftsignGrad)
+    TFD_BINARY_CASE(kLeakyReluGrad)
 #undef TFD_BINARY_CASE
   }
   return cudaGetLastError();
 }
 
 template <typename T>
-cudaError_t LaunchUnary(UnaryOp op, const T* x, T* y, int64_t n, cudaStream_t stream) {
+cudaError_t LaunchUnary(UnaryOp op, const T* x, T* y, int64_t n, cudaStream_t stream,
+                        double param) {
   if (n == 0) return cudaSuccess;
   using N = typename Native<T>::type;
   const auto* nx = reinterpret_cast<const N*>(x);
@@ -178,7 +218,7 @@ cudaError_t LaunchUnary(UnaryOp op, const T* x, T* y, int64_t n, cudaStream_t st
   switch (op) {
 #define TFD_UNARY_CASE(OP) \
   case UnaryOp::OP:        \
-    Unary<N, UnaryOp::OP>(nx, ny, n, stream); \
+    Unary<N, UnaryOp::OP>(nx, ny, n, stream, param); \
     break;
     TFD_UNARY_CASE(kNeg)
     TFD_UNARY_CASE(kAbs)
@@ -197,6 +237,12 @@ cudaError_t LaunchUnary(UnaryOp op, const T* x, T* y, int64_t n, cudaStream_t st
     TFD_UNARY_CASE(kCos)
     TFD_UNARY_CASE(kTanh)
     TFD_UNARY_CASE(kSigmoid)
+    TFD_UNARY_CASE(kRelu6)
+    TFD_UNARY_CASE(kElu)
+    TFD_UNARY_CASE(kSelu)
+    TFD_UNARY_CASE(kSoftsign)
+    TFD_UNARY_CASE(kSoftplus)
+    TFD_UNARY_CASE(kLeakyRelu)
 #undef TFD_UNARY_CASE
   }
   return cudaGetLastError();
@@ -221,8 +267,8 @@ cudaError_t LaunchAddN(const T* const* inputs, int count, T* sum, int64_t n,
 
 #define TFD_INSTANTIATE_CWISE(T)                                                           \
   template cudaError_t LaunchBinary<T>(BinaryOp, const T*, const T*, T*, int64_t,         \
-                                       const BroadcastParams&, cudaStream_t);             \
-  template cudaError_t LaunchUnary<T>(UnaryOp, const T*, T*, int64_t, cudaStream_t);
+                                       const BroadcastParams&, cudaStream_t, double);     \
+  template cudaError_t LaunchUnary<T>(UnaryOp, const T*, T*, int64_t, cudaStream_t, double);
 TFD_INSTANTIATE_CWISE(float)
 TFD_INSTANTIATE_CWISE(double)
 TFD_INSTANTIATE_CWISE(tfd::half)

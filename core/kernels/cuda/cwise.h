@@ -36,6 +36,14 @@ enum class BinaryOp {
   kSqrtGrad,        // dy * 0.5 / y
   kRsqrtGrad,       // dy * -0.5 * y * y * y
   kReciprocalGrad,  // -dy * y * y
+  // Activation gradients from (gradients, features or outputs), as the CPU
+  // kernels (core/kernels/cpu/activation_kernels.cc) compute them.
+  kRelu6Grad,
+  kEluGrad,
+  kSeluGrad,
+  kSoftplusGrad,
+  kSoftsignGrad,
+  kLeakyReluGrad,  // `param` is alpha
 };
 
 enum class UnaryOp {
@@ -56,17 +64,24 @@ enum class UnaryOp {
   kCos,
   kTanh,
   kSigmoid,
+  kRelu6,
+  kElu,
+  kSelu,
+  kSoftsign,
+  kSoftplus,   // `param` is the cut-off log(epsilon of T) + 2
+  kLeakyRelu,  // `param` is alpha
 };
 
 // z[i] = op(x[xi], y[yi]) for each output element i, with xi, yi from
-// `plan` (launch_plans.h).
+// `plan` (launch_plans.h). `param` is the op's attribute where it has one.
 template <typename T>
 cudaError_t LaunchBinary(BinaryOp op, const T* x, const T* y, T* z, int64_t n,
-                         const BroadcastParams& plan, cudaStream_t stream);
+                         const BroadcastParams& plan, cudaStream_t stream, double param = 0);
 
 // y[i] = op(x[i]).
 template <typename T>
-cudaError_t LaunchUnary(UnaryOp op, const T* x, T* y, int64_t n, cudaStream_t stream);
+cudaError_t LaunchUnary(UnaryOp op, const T* x, T* y, int64_t n, cudaStream_t stream,
+                        double param = 0);
 
 // sum[i] = inputs[0][i] + ... + inputs[count - 1][i], accumulated in the
 // arithmetic type and rounded once; count >= 1. T may also be int32_t or

@@ -1,8 +1,11 @@
-// GPU kernels of the elementwise math ops (declared in
+// GPU kernels of the elementwise math ops and activations (declared in
 // core/kernels/cwise_ops.cc and activation_ops.cc) for float, double, half
 // and bfloat16: binary ops with broadcasting and unary ops, from cwise.cu.
 // The broadcast plan is built on the host (launch_plan_builders.h) from
 // the shapes the op's shape function checked.
+#include <cmath>
+#include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -19,11 +22,34 @@ namespace {
 using cuda_kernels::BinaryOp;
 using cuda_kernels::UnaryOp;
 
+// The attribute-like parameter of an op: LeakyRelu's alpha, Softplus's
+// cut-off log(epsilon of T) + 2 (TensorFlow's), 0 for the rest.
+template <typename T>
+absl::StatusOr<double> OpParam(const KernelContext& ctx, bool leaky, bool softplus) {
+  if (leaky) {
+    TFD_ASSIGN_OR_RETURN(float alpha, ctx.GetAttr<float>("alpha"));
+    return static_cast<double>(alpha);
+  }
+  if (!softplus) return 0.0;
+  double epsilon = std::numeric_limits<double>::epsilon();
+  if constexpr (std::is_same_v<T, half>) {
+    epsilon = 0.0009765625;  // 2^-10
+  } else if constexpr (std::is_same_v<T, bfloat16>) {
+    epsilon = 0.0078125;  // 2^-7
+  } else if constexpr (std::is_same_v<T, float>) {
+    epsilon = std::numeric_limits<float>::epsilon();
+  }
+  // Rounded to the arithmetic type as the CPU kernel rounds it.
+  using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  return static_cast<double>(static_cast<C>(std::log(epsilon) + 2.0));
+}
+
 // x, y: shapes that broadcast -> z: their broadcast shape.
 template <typename T, BinaryOp kOp>
 absl::Status BinaryGpu(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Tensor& y = ctx.input(1);
+  TFD_ASSIGN_OR_RETURN(double param, OpParam<T>(ctx, kOp == BinaryOp::kLeakyReluGrad, false));
   TFD_ASSIGN_OR_RETURN(Tensor * z, ctx.AllocateOutput(0));
   if (z->NumElements() == 0) return absl::OkStatus();
   absl::StatusOr<cuda_kernels::BroadcastParams> plan =
@@ -35,18 +61,21 @@ absl::Status BinaryGpu(KernelContext& ctx) {
   TFD_ASSIGN_OR_RETURN(CudaDevice * gpu, AsCudaDevice(ctx.device()));
   TFD_RETURN_IF_ERROR(gpu->Activate());
   return TFD_CUDA_STATUS(cuda_kernels::LaunchBinary<T>(
-      kOp, x.data<T>(), y.data<T>(), z->data<T>(), z->NumElements(), *plan, gpu->stream()));
+      kOp, x.data<T>(), y.data<T>(), z->data<T>(), z->NumElements(), *plan, gpu->stream(),
+      param));
 }
 
 // x: any shape -> y: the same shape.
 template <typename T, UnaryOp kOp>
 absl::Status UnaryGpu(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
+  TFD_ASSIGN_OR_RETURN(double param, OpParam<T>(ctx, kOp == UnaryOp::kLeakyRelu,
+                                                kOp == UnaryOp::kSoftplus));
   TFD_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0));
   TFD_ASSIGN_OR_RETURN(CudaDevice * gpu, AsCudaDevice(ctx.device()));
   TFD_RETURN_IF_ERROR(gpu->Activate());
   return TFD_CUDA_STATUS(cuda_kernels::LaunchUnary<T>(kOp, x.data<T>(), y->data<T>(),
-                                                      x.NumElements(), gpu->stream()));
+                                                      x.NumElements(), gpu->stream(), param));
 }
 
 // inputs: N tensors of one shape -> their sum.
@@ -104,7 +133,19 @@ absl::Status AddNGpu(KernelContext& ctx) {
   TFD_UNARY_GPU("Sin", UnaryOp::kSin, T)                                 \
   TFD_UNARY_GPU("Cos", UnaryOp::kCos, T)                                 \
   TFD_UNARY_GPU("Tanh", UnaryOp::kTanh, T)                               \
-  TFD_UNARY_GPU("Sigmoid", UnaryOp::kSigmoid, T)
+  TFD_UNARY_GPU("Sigmoid", UnaryOp::kSigmoid, T)                         \
+  TFD_UNARY_GPU("Relu6", UnaryOp::kRelu6, T)                             \
+  TFD_UNARY_GPU("Elu", UnaryOp::kElu, T)                                 \
+  TFD_UNARY_GPU("Selu", UnaryOp::kSelu, T)                               \
+  TFD_UNARY_GPU("Softsign", UnaryOp::kSoftsign, T)                       \
+  TFD_UNARY_GPU("Softplus", UnaryOp::kSoftplus, T)                       \
+  TFD_UNARY_GPU("LeakyRelu", UnaryOp::kLeakyRelu, T)                     \
+  TFD_BINARY_GPU("Relu6Grad", BinaryOp::kRelu6Grad, T)                   \
+  TFD_BINARY_GPU("EluGrad", BinaryOp::kEluGrad, T)                       \
+  TFD_BINARY_GPU("SeluGrad", BinaryOp::kSeluGrad, T)                     \
+  TFD_BINARY_GPU("SoftplusGrad", BinaryOp::kSoftplusGrad, T)             \
+  TFD_BINARY_GPU("SoftsignGrad", BinaryOp::kSoftsignGrad, T)             \
+  TFD_BINARY_GPU("LeakyReluGrad", BinaryOp::kLeakyReluGrad, T)
 TFD_REGISTER_KERNEL("AddN", DeviceType::kGPU, DT_FLOAT, AddNGpu<float>);
 TFD_REGISTER_KERNEL("AddN", DeviceType::kGPU, DT_DOUBLE, AddNGpu<double>);
 TFD_REGISTER_KERNEL("AddN", DeviceType::kGPU, DT_HALF, AddNGpu<half>);

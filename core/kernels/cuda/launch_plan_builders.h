@@ -19,6 +19,20 @@ namespace cuda_kernels {
 absl::StatusOr<BroadcastParams> MakeBroadcastParams(const TensorShape& x, const TensorShape& y,
                                                     const TensorShape& out);
 
+// The plan for out = transpose(x, perm) as a gather (kGeneral: out's
+// dims, x's strides permuted), for the broadcast-copy kernel. Size-1 axes
+// are dropped. UNIMPLEMENTED past kMaxBroadcastDims dimensions; perm must
+// be a permutation of x's axes (the op's shape function checked it).
+absl::StatusOr<BroadcastParams> MakeTransposeParams(const TensorShape& x,
+                                                   const std::vector<int64_t>& perm);
+
+// The plan of a strided copy of `shape` (see StridedCopyParams).
+// UNIMPLEMENTED when more than kMaxBroadcastDims dimensions remain after
+// merging.
+absl::StatusOr<StridedCopyParams> MakeStridedCopyParams(const std::vector<int64_t>& shape,
+                                                       const std::vector<int64_t>& src_strides,
+                                                       const std::vector<int64_t>& dst_strides);
+
 // The passes that reduce `input` over the axes marked in `reduced` (one
 // flag per dimension), in execution order. Empty when nothing is reduced
 // (or only size-1 axes are): the result is then a copy of the input.

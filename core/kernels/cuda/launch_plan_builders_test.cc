@@ -64,6 +64,44 @@ TEST(BroadcastParamsTest, TooManyMergedDimensionsAreUnimplemented) {
   EXPECT_NE(p.status().message().find("up to 8 merged dimensions"), std::string::npos);
 }
 
+TEST(TransposeParamsTest, GatherOffsetsAreThePermutedInput) {
+  const TensorShape x({2, 3, 1, 4});
+  const std::vector<int64_t> perm = {3, 0, 2, 1};  // -> [4, 2, 1, 3]
+  absl::StatusOr<BroadcastParams> p = MakeTransposeParams(x, perm);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->rank, 3);  // the size-1 axis is dropped
+  int64_t flat = 0;
+  for (int64_t a = 0; a < 4; ++a)
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t c = 0; c < 3; ++c, ++flat) {
+        int64_t rest = flat, off = 0;
+        for (int d = p->rank - 1; d >= 0; --d) {
+          off += (rest % p->dims[d]) * p->x_strides[d];
+          rest /= p->dims[d];
+        }
+        // out[a, b, 0, c] = x[b, c, 0, a]
+        EXPECT_EQ(off, (b * 3 + c) * 4 + a);
+      }
+}
+
+TEST(StridedCopyParamsTest, ContiguousDimensionsMergeAndUnitOnesDrop) {
+  // Rows 2..5 of [10, 8] into [4, 8]: one contiguous run of 32.
+  absl::StatusOr<StridedCopyParams> rows = MakeStridedCopyParams({4, 8}, {8, 1}, {8, 1});
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_EQ(rows->rank, 1);
+  EXPECT_EQ(rows->dims[0], 32);
+  // Columns 1..3 of [5, 6] into [5, 3]: not mergeable.
+  absl::StatusOr<StridedCopyParams> cols = MakeStridedCopyParams({5, 1, 3}, {6, 99, 1}, {3, 3, 1});
+  ASSERT_TRUE(cols.ok()) << cols.status();
+  EXPECT_EQ(cols->rank, 2);
+  EXPECT_EQ(cols->src_strides[0], 6);
+  EXPECT_EQ(cols->dst_strides[0], 3);
+  // A reversed read (negative stride) keeps its sign.
+  absl::StatusOr<StridedCopyParams> rev = MakeStridedCopyParams({7}, {-1}, {1});
+  ASSERT_TRUE(rev.ok());
+  EXPECT_EQ(rev->src_strides[0], -1);
+}
+
 std::vector<double> ReduceByPasses(std::vector<double> v, const std::vector<ReductionPass>& ps) {
   for (const ReductionPass& p : ps) {
     std::vector<double> out(p.outer * p.inner, 0.0);

@@ -25,14 +25,16 @@ const char* const kBinaryOps[] = {"Add",     "AddV2",   "Sub",
                                   "Mul",     "RealDiv", "Maximum",
                                   "Minimum", "SquaredDifference", "DivNoNan"};
 // Ops whose inputs may be any sign.
-const char* const kUnaryOps[] = {"Neg", "Abs", "Sign", "Square", "Exp", "Floor", "Ceil",
-                                 "Round", "Sin", "Cos", "Tanh", "Sigmoid"};
+const char* const kUnaryOps[] = {"Neg",  "Abs",  "Sign",    "Square",  "Exp",      "Floor",
+                                 "Ceil", "Round", "Sin",    "Cos",     "Tanh",     "Sigmoid",
+                                 "Relu6", "Elu",  "Selu",   "Softsign", "Softplus", "LeakyRelu"};
 // Ops that need positive inputs.
 const char* const kPositiveUnaryOps[] = {"Sqrt", "Rsqrt", "Log", "Log1p", "Reciprocal"};
 const char* const kReductions[] = {"Sum", "Mean", "Max", "Min", "Prod"};
 // Gradients from an output y and the upstream dy, same shapes.
-const char* const kGradOps[] = {"SigmoidGrad", "TanhGrad", "SqrtGrad", "RsqrtGrad",
-                                "ReciprocalGrad"};
+const char* const kGradOps[] = {"SigmoidGrad", "TanhGrad", "SqrtGrad",     "RsqrtGrad",
+                                "ReciprocalGrad", "Relu6Grad", "EluGrad",     "SeluGrad",
+                                "SoftplusGrad",   "SoftsignGrad", "LeakyReluGrad"};
 
 TEST(MathGpuRegistrationTest, RegisteredForTheFloatingTypes) {
   std::vector<const char*> ops(std::begin(kBinaryOps), std::end(kBinaryOps));
@@ -40,7 +42,9 @@ TEST(MathGpuRegistrationTest, RegisteredForTheFloatingTypes) {
   ops.insert(ops.end(), std::begin(kPositiveUnaryOps), std::end(kPositiveUnaryOps));
   ops.insert(ops.end(), std::begin(kReductions), std::end(kReductions));
   ops.insert(ops.end(), std::begin(kGradOps), std::end(kGradOps));
-  for (const char* op : {"AddN", "BiasAdd", "BiasAddGrad", "Softmax", "LogSoftmax",
+  for (const char* op : {"AddN", "BiasAdd", "BiasAddGrad", "Softmax", "LogSoftmax", "Equal",
+                         "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
+                         "SelectV2", "ArgMax", "ArgMin",
                          "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits"}) {
     ops.push_back(op);
   }
@@ -132,6 +136,8 @@ class MathGpuTest : public ::testing::Test {
     for (const char* format : {"NHWC", "NCHW"}) {
       for (const TensorShape& shape :
            {TensorShape({8, 16}), TensorShape({2, 5, 5, 7}), TensorShape({3, 4, 9, 2})}) {
+        // NCHW needs at least 3 dimensions (TensorFlow's rule).
+        if (std::string(format) == "NCHW" && shape.rank() < 3) continue;
         const int64_t channels = std::string(format) == "NCHW" ? shape.dim(1)
                                                                : shape.dim(shape.rank() - 1);
         const Tensor value = test::RandomTensor<T>(shape, 6);
@@ -233,6 +239,46 @@ TEST_F(MathGpuTest, CastMatchesCpu) {
       ASSERT_TRUE(on_gpu.ok() && on_cpu.ok()) << on_gpu.status() << on_cpu.status();
       EXPECT_EQ(on_gpu->dtype(), dst);
       // Conversions are exact or correctly rounded on both devices.
+      EXPECT_EQ(test::ToDoubles(*on_gpu->CopyTo(HostDevice())), test::ToDoubles(*on_cpu));
+    }
+  }
+}
+
+TEST_F(MathGpuTest, ComparisonsSelectAndArgReductionsMatchCpu) {
+  const std::vector<std::pair<TensorShape, TensorShape>> shapes = {
+      {{100}, {100}}, {{}, {7, 5}}, {{7, 5}, {5}}, {{3, 1, 5}, {4, 1}}};
+  for (const auto& [xs, ys] : shapes) {
+    SCOPED_TRACE(testing::Message() << xs.DebugString() << " " << ys.DebugString());
+    // Few distinct values, so equal pairs occur.
+    const Tensor x = *Execute1("Round", {test::RandomTensor<float>(xs, 1, -2, 2)}, AttrMap(),
+                               HostDevice());
+    const Tensor y = *Execute1("Round", {test::RandomTensor<float>(ys, 2, -2, 2)}, AttrMap(),
+                               HostDevice());
+    for (const char* op : {"Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual"}) {
+      SCOPED_TRACE(op);
+      absl::StatusOr<Tensor> on_gpu = Execute1(op, {x, y}, AttrMap(), gpu_);
+      absl::StatusOr<Tensor> on_cpu = Execute1(op, {x, y}, AttrMap(), HostDevice());
+      ASSERT_TRUE(on_gpu.ok() && on_cpu.ok()) << on_gpu.status() << on_cpu.status();
+      EXPECT_EQ(test::ToDoubles(*on_gpu->CopyTo(HostDevice())), test::ToDoubles(*on_cpu));
+    }
+    absl::StatusOr<Tensor> cond = Execute1("Greater", {x, y}, AttrMap(), HostDevice());
+    ASSERT_TRUE(cond.ok());
+    test::ExpectGpuMatchesCpu("SelectV2", {*cond, x, y}, AttrMap(), gpu_);
+  }
+  // Incompatible shapes without the error: a scalar answer.
+  absl::StatusOr<Tensor> ne = Execute1(
+      "NotEqual", {test::RandomTensor<float>({3}, 1), test::RandomTensor<float>({4}, 2)},
+      AttrMap().Set("incompatible_shape_error", false), gpu_);
+  ASSERT_TRUE(ne.ok()) << ne.status();
+  EXPECT_EQ(test::ToDoubles(*ne->CopyTo(HostDevice())), std::vector<double>{1});
+  const Tensor scores = test::RandomTensor<float>({6, 10, 4}, 3);
+  for (int64_t axis : {0, 1, -1}) {
+    for (const char* op : {"ArgMax", "ArgMin"}) {
+      SCOPED_TRACE(testing::Message() << op << " axis " << axis);
+      const Tensor dim = test::AsTensor<int64_t>({axis}, TensorShape({}));
+      absl::StatusOr<Tensor> on_gpu = Execute1(op, {scores, dim}, AttrMap(), gpu_);
+      absl::StatusOr<Tensor> on_cpu = Execute1(op, {scores, dim}, AttrMap(), HostDevice());
+      ASSERT_TRUE(on_gpu.ok() && on_cpu.ok()) << on_gpu.status() << on_cpu.status();
       EXPECT_EQ(test::ToDoubles(*on_gpu->CopyTo(HostDevice())), test::ToDoubles(*on_cpu));
     }
   }

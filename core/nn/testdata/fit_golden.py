@@ -6,7 +6,7 @@ A tiny MLP with fixed weights, 10 samples in batches of 4 (4, 4, 2: a
 partial last batch), SparseCategoricalCrossentropy(from_logits) and
 "accuracy", trained 2 epochs with SGD(momentum) and with Adam, validated
 on the same data; then one SGD epoch with class_weight and one with sample
-weights. Prints per-batch logs, epoch logs and final weights.
+weights, a binary sigmoid head, and fit on arrays with validation_split. Prints per-batch logs, epoch logs and final weights.
 """
 import numpy as np
 import tensorflow as tf
@@ -76,7 +76,42 @@ def run_weighted():
             print("  w", ", ".join("%.9g" % t for t in w.ravel()))
 
 
+def run_binary():
+    """A one-unit sigmoid head: "accuracy" is binary accuracy; [batch] labels."""
+    x, y = data()
+    m = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, activation="relu"),
+                          keras.layers.Dense(1, activation="sigmoid")])
+    m.set_weights([
+        np.linspace(-0.5, 0.5, 12, dtype=np.float32).reshape(4, 3),
+        np.array([0.1, -0.1, 0.05], np.float32),
+        np.array([[0.3], [-0.2], [0.5]], np.float32),
+        np.array([0.05], np.float32),
+    ])
+    m.compile(optimizer=keras.optimizers.SGD(learning_rate=0.5),
+              loss=keras.losses.BinaryCrossentropy(), metrics=["accuracy"])
+    ds = tf.data.Dataset.from_tensor_slices((x, y.astype(np.float32))).batch(4)
+    h = m.fit(ds, epochs=2, verbose=0)
+    print("binary")
+    for k, v in h.history.items():
+        print(" ", k, ["%.9g" % t for t in v])
+
+
+def run_arrays():
+    """fit(x, y) on arrays: batch_size 3, the last 20% held out, no shuffle."""
+    x, y = data()
+    m = model()
+    m.compile(optimizer=keras.optimizers.SGD(learning_rate=0.1, momentum=0.9),
+              loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+              metrics=["accuracy"])
+    h = m.fit(x, y, batch_size=3, epochs=2, validation_split=0.2, shuffle=False, verbose=0)
+    print("arrays")
+    for k, v in h.history.items():
+        print(" ", k, ["%.9g" % t for t in v])
+
+
 if __name__ == "__main__":
   run("sgd", keras.optimizers.SGD(learning_rate=0.1, momentum=0.9))
   run("adam", keras.optimizers.Adam(learning_rate=0.01))
   run_weighted()
+  run_binary()
+  run_arrays()

@@ -46,6 +46,16 @@ def functional_bn():
     return keras.Model(x, y, name="model"), (4, 8)
 
 
+def nested_sequential():
+    inner = keras.Sequential([
+        L.Dense(8, activation="relu", input_shape=(4,), name="dense"),
+        L.Dense(8, name="dense_1"),
+    ], name="sequential")
+    x = keras.Input((4,), name="input_1")
+    y = L.Dense(4, name="dense_2")(inner(x))
+    return keras.Model(x, y, name="model"), (4, 4)
+
+
 def mlp():
     return keras.Sequential([
         L.Dense(16, activation="relu", input_shape=(8,), name="dense"),
@@ -56,6 +66,7 @@ def mlp():
 CASES = {
     "cnn_adam": (cnn, lambda: keras.optimizers.Adam()),
     "functional_bn_adam": (functional_bn, lambda: keras.optimizers.Adam()),
+    "nested_sequential_sgd": (nested_sequential, lambda: keras.optimizers.SGD(0.1)),
     "mlp_sgd_momentum": (mlp, lambda: keras.optimizers.SGD(0.1, momentum=0.9)),
     "mlp_rmsprop_centered": (mlp, lambda: keras.optimizers.RMSprop(momentum=0.5, centered=True)),
     "mlp_adagrad": (mlp, lambda: keras.optimizers.Adagrad()),

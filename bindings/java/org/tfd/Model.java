@@ -148,14 +148,25 @@ public final class Model implements AutoCloseable {
     return Collections.unmodifiableMap(out);
   }
 
+  /** Writes tf.train.Checkpoint(model=, optimizer=)'s files under "filePrefix-n"; returns that prefix. */
+  public String saveCheckpoint(String filePrefix) {
+    return nativeSaveCheckpoint(handle.get(), filePrefix);
+  }
+
+  /** Reads a checkpoint ("dir/ckpt-3", tfd's or TensorFlow's) into the model. */
+  public void restoreCheckpoint(String prefix) {
+    nativeRestoreCheckpoint(handle.get(), prefix);
+  }
+
+  /** Writes a SavedModel (tag "serve", signature "serving_default") for SavedModelBundle, TensorFlow and TF Serving. */
+  public void exportSavedModel(String exportDir) {
+    nativeExportSavedModel(handle.get(), exportDir);
+  }
+
   /** Frees the native model; idempotent. */
   @Override
   public void close() {
     handle.close();
-  }
-
-  long nativeHandle() {
-    return handle.get();
   }
 
   private static long strategyHandle(Strategy strategy) {
@@ -253,4 +264,10 @@ public final class Model implements AutoCloseable {
   private static native void nativeFit(long model, long dataset, int epochs, FitListener listener);
 
   private static native double[] nativeEvaluate(long model, long dataset);
+
+  private static native String nativeSaveCheckpoint(long model, String filePrefix);
+
+  private static native void nativeRestoreCheckpoint(long model, String prefix);
+
+  private static native void nativeExportSavedModel(long model, String exportDir);
 }
