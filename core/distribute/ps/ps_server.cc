@@ -59,22 +59,27 @@ class WorkerServiceImpl final : public WorkerService::Service {
 
   grpc::Status RunFunction(grpc::ServerContext*, const RunFunctionRequest* request,
                            RunFunctionResponse* response) override {
-    auto it = functions_.find(request->function());
-    if (it == functions_.end()) {
-      return ToGrpcStatus(NotFound("worker has no step function ", request->function()));
-    }
-    absl::MutexLock lock(&mu_);
-    absl::StatusOr<std::vector<Tensor>> outputs = it->second();
-    if (!outputs.ok()) return ToGrpcStatus(outputs.status());
-    for (const Tensor& t : *outputs) {
-      absl::StatusOr<FloatTensor> proto = ToProto(t);
-      if (!proto.ok()) return ToGrpcStatus(proto.status());
-      *response->add_outputs() = *std::move(proto);
+    const absl::Status status = Run(*request, response);
+    if (!status.ok()) {
+      response->clear_outputs();
+      response->set_error_code(static_cast<int>(status.code()));
+      response->set_error_message(std::string(status.message()));
     }
     return grpc::Status::OK;
   }
 
  private:
+  absl::Status Run(const RunFunctionRequest& request, RunFunctionResponse* response) {
+    auto it = functions_.find(request.function());
+    if (it == functions_.end()) return NotFound("worker has no step function ", request.function());
+    absl::MutexLock lock(&mu_);
+    TFD_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, it->second());
+    for (const Tensor& t : outputs) {
+      TFD_ASSIGN_OR_RETURN(*response->add_outputs(), ToProto(t));
+    }
+    return absl::OkStatus();
+  }
+
   const std::map<std::string, StepFunction> functions_;
   absl::Mutex mu_;  // One step at a time.
 };
