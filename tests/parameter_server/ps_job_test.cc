@@ -5,6 +5,7 @@
 //   - 2 workers + 1 ps train the Fashion-MNIST MLP and the loss goes down;
 //   - a worker killed mid-job (kill -9) has its steps run by the other, and
 //     the chief finishes every step;
+//   - a ps killed mid-job fails the job with UNAVAILABLE naming it;
 //   - a ps that never starts makes the chief fail with DEADLINE_EXCEEDED
 //     naming it, within the configured timeout.
 #include <filesystem>
@@ -144,6 +145,26 @@ TEST_F(PsJobTest, KilledWorkersStepsFinishOnTheOther) {
   EXPECT_THAT(chief->Log(), HasSubstr("live_workers 1"));
   EXPECT_THAT(chief->Log(), HasSubstr(absl::StrCat("/job:worker/replica:0/task:1 at localhost:",
                                                    worker_ports_[1])));
+}
+
+TEST_F(PsJobTest, KilledPsFailsTheJobNamingIt) {
+  const std::vector<std::string> flags = {"--steps=400", "--train_rows=2048", "--step_delay_ms=50"};
+  auto ps = Start("ps", 0);
+  auto worker0 = Start("worker", 0, flags);
+  auto worker1 = Start("worker", 1, flags);
+  auto chief = Start("chief", 0, flags);
+  ASSERT_TRUE(ps && worker0 && worker1 && chief);
+  const absl::Time deadline = absl::Now() + kProcessTimeout;
+  while (chief->Log().find("loss 3 ") == std::string::npos && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  ASSERT_THAT(chief->Log(), HasSubstr("loss 3 "));
+  ps->Kill();
+  absl::StatusOr<int> exit_code = chief->Wait(kProcessTimeout);
+  ASSERT_TRUE(exit_code.ok()) << exit_code.status() << "\n" << chief->Log();
+  EXPECT_EQ(*exit_code, 1) << chief->Log();
+  EXPECT_THAT(chief->Log(), HasSubstr("UNAVAILABLE"));
+  EXPECT_THAT(chief->Log(), HasSubstr(absl::StrCat("/job:ps/replica:0/task:0 at localhost:", ps_ports_[0])));
 }
 
 TEST_F(PsJobTest, PsThatNeverStartsIsADeadlineError) {

@@ -165,8 +165,13 @@ absl::Status RunChief(const Flags& flags, distribute::ParameterServerStrategy& s
   std::vector<std::shared_ptr<distribute::RemoteValue>> losses;
   for (int s = 0; s < flags.steps; ++s) losses.push_back(coordinator->Schedule("train_step"));
   for (int s = 0; s < flags.steps; ++s) {
-    TFD_ASSIGN_OR_RETURN(std::vector<Tensor> out, losses[s]->Fetch());
-    std::cerr << "loss " << s << " " << absl::StrFormat("%.6g", out.at(0).scalar<float>()) << std::endl;
+    absl::StatusOr<std::vector<Tensor>> out = losses[s]->Fetch();
+    if (!out.ok()) {
+      // The step that failed first says why (later ones were cancelled).
+      const absl::Status first = coordinator->Join();
+      return first.ok() ? out.status() : first;
+    }
+    std::cerr << "loss " << s << " " << absl::StrFormat("%.6g", out->at(0).scalar<float>()) << std::endl;
   }
   TFD_RETURN_IF_ERROR(coordinator->Join());
   std::cerr << "live_workers " << coordinator->num_live_workers() << std::endl;
