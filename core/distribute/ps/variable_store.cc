@@ -1,8 +1,11 @@
 #include "core/distribute/ps/variable_store.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
+#include "core/framework/attr_value.h"
+#include "core/framework/execute.h"
 #include "core/framework/status.h"
 
 namespace tfd {
@@ -42,6 +45,16 @@ absl::Status VariableStore::Create(const std::string& name, const Tensor& initia
     return InvalidArgument("variable ", name, ": learning rate and momentum must be >= 0, got ",
                            optimizer.learning_rate(), " and ", optimizer.momentum());
   }
+  const bool adam = optimizer.kind() == OptimizerConfig::ADAM;
+  if (adam && (optimizer.beta_1() < 0 || optimizer.beta_1() >= 1 || optimizer.beta_2() < 0 ||
+               optimizer.beta_2() >= 1 || optimizer.epsilon() < 0)) {
+    return InvalidArgument("variable ", name, ": Adam needs beta_1 and beta_2 in [0, 1) and "
+                           "epsilon >= 0, got ", optimizer.beta_1(), ", ", optimizer.beta_2(),
+                           ", ", optimizer.epsilon());
+  }
+  if (!adam && optimizer.kind() != OptimizerConfig::SGD) {
+    return InvalidArgument("variable ", name, ": unknown optimizer kind ", optimizer.kind());
+  }
   absl::MutexLock lock(&mu_);
   auto it = variables_.find(name);
   if (it != variables_.end()) {
@@ -58,8 +71,10 @@ absl::Status VariableStore::Create(const std::string& name, const Tensor& initia
   {
     absl::MutexLock variable_lock(&variable->mu);
     variable->value = Copy(initial_value);
-    if (optimizer.momentum() > 0) {
-      TFD_ASSIGN_OR_RETURN(variable->momentum, Tensor::Zeros(DT_FLOAT, initial_value.shape()));
+    const int num_slots = adam ? 2 : optimizer.momentum() > 0 ? 1 : 0;
+    for (int i = 0; i < num_slots; ++i) {
+      TFD_ASSIGN_OR_RETURN(Tensor slot, Tensor::Zeros(DT_FLOAT, initial_value.shape()));
+      variable->slots.push_back(std::move(slot));
     }
   }
   variables_.emplace(name, std::move(variable));
@@ -93,23 +108,32 @@ absl::Status VariableStore::ApplyGradient(const std::string& name, const Tensor&
   absl::MutexLock lock(&variable->mu);
   TFD_RETURN_IF_ERROR(CheckSameShape("gradient", name, variable->value.shape(), gradient));
   const OptimizerConfig& opt = variable->optimizer;
-  const float lr = opt.learning_rate();
-  float* w = variable->value.data<float>();
-  const float* g = gradient.data<float>();
-  const int64_t n = gradient.NumElements();
-  if (opt.momentum() == 0) {
-    for (int64_t i = 0; i < n; ++i) w[i] -= lr * g[i];
-    return absl::OkStatus();
+  const Tensor lr = Tensor::Scalar<float>(opt.learning_rate());
+  // The ops update var and slots in place (Note [Variables as inputs] in
+  // training_ops.cc): they are this store's own, unshared buffers.
+  absl::Status status;
+  if (opt.kind() == OptimizerConfig::ADAM) {
+    // Keras's Adam: the bias corrections of step t = step + 1.
+    const double t = static_cast<double>(variable->step + 1);
+    status = Execute("ResourceApplyAdam",
+                     {variable->value, variable->slots[0], variable->slots[1],
+                      Tensor::Scalar<float>(static_cast<float>(std::pow(opt.beta_1(), t))),
+                      Tensor::Scalar<float>(static_cast<float>(std::pow(opt.beta_2(), t))), lr,
+                      Tensor::Scalar<float>(opt.beta_1()), Tensor::Scalar<float>(opt.beta_2()),
+                      Tensor::Scalar<float>(opt.epsilon()), gradient},
+                     AttrMap().Set("use_nesterov", false))
+                 .status();
+  } else if (opt.momentum() > 0) {
+    status = Execute("ResourceApplyKerasMomentum",
+                     {variable->value, variable->slots[0], lr, gradient,
+                      Tensor::Scalar<float>(opt.momentum())},
+                     AttrMap().Set("use_nesterov", opt.nesterov()))
+                 .status();
+  } else {
+    status = Execute("ResourceApplyGradientDescent", {variable->value, lr, gradient}).status();
   }
-  // Keras SGD with momentum (TF's ResourceApplyKerasMomentum):
-  //   v = m * v - lr * g;  w += v             (plain)
-  //   v = m * v - lr * g;  w += m * v - lr * g (nesterov)
-  const float m = opt.momentum();
-  float* v = variable->momentum.data<float>();
-  for (int64_t i = 0; i < n; ++i) {
-    v[i] = m * v[i] - lr * g[i];
-    w[i] += opt.nesterov() ? m * v[i] - lr * g[i] : v[i];
-  }
+  TFD_RETURN_IF_ERROR(status);
+  ++variable->step;
   return absl::OkStatus();
 }
 

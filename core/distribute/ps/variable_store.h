@@ -2,9 +2,12 @@
 // applies to them. This is the bookkeeping behind ParameterServerServer
 // (ps_server.h), testable without a network.
 //
-// Each variable keeps its optimizer's slots (the momentum accumulator) next
-// to its value, so an update is one fused step under the variable's lock:
-// concurrent workers' gradients apply one after the other, never torn.
+// Each variable keeps its optimizer's slots (SGD's momentum accumulator,
+// Adam's m and v and step count) next to its value, and an update is one
+// of TensorFlow's fused training ops (ResourceApplyGradientDescent,
+// ResourceApplyKerasMomentum, ResourceApplyAdam; core/kernels/
+// training_ops.cc) run in place under the variable's lock: concurrent
+// workers' gradients apply one after the other, never torn.
 //
 // Thread safety: all methods are thread-safe.
 //
@@ -17,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -31,8 +35,9 @@ class VariableStore {
   // Adds variable `name` (float32) updated with `optimizer`. Creating a
   // name again with the same shape is OK and keeps the existing value
   // (every worker may create the model); ALREADY_EXISTS for another shape.
-  // INVALID_ARGUMENT for a non-float32 value, an empty name, or a negative
-  // learning rate or momentum.
+  // INVALID_ARGUMENT for a non-float32 value, an empty name, a negative
+  // learning rate or momentum, Adam betas outside [0, 1) or a negative
+  // epsilon.
   absl::Status Create(const std::string& name, const Tensor& initial_value,
                       const OptimizerConfig& optimizer);
   // A copy of the value; NOT_FOUND for an unknown name.
@@ -46,7 +51,9 @@ class VariableStore {
   struct Variable {
     absl::Mutex mu;
     Tensor value ABSL_GUARDED_BY(mu);
-    Tensor momentum ABSL_GUARDED_BY(mu);  // Defined only with momentum > 0.
+    // SGD with momentum: the accumulator; Adam: m and v.
+    std::vector<Tensor> slots ABSL_GUARDED_BY(mu);
+    int64_t step ABSL_GUARDED_BY(mu) = 0;  // Updates applied so far.
     OptimizerConfig optimizer;
   };
   absl::StatusOr<std::shared_ptr<Variable>> Find(const std::string& name) const;

@@ -53,6 +53,35 @@ TEST(VariableStoreTest, NesterovMatchesKerasSgd) {
   EXPECT_THAT(Values(*store.Read("w")), ElementsAre(FloatNear(0.539f, 1e-6)));
 }
 
+TEST(VariableStoreTest, AdamMatchesKeras) {
+  // tf.keras.optimizers.Adam(0.1) on w=[1, -2], grads [1, 0.5] then
+  // [0.25, -1]: w = [0.900001, -2.0999987], then [0.81694233, -2.0633888].
+  OptimizerConfig adam;
+  adam.set_kind(OptimizerConfig::ADAM);
+  adam.set_learning_rate(0.1f);
+  adam.set_beta_1(0.9f);
+  adam.set_beta_2(0.999f);
+  adam.set_epsilon(1e-7f);
+  VariableStore store;
+  ASSERT_TRUE(store.Create("w", Vec({1, -2}), adam).ok());
+  ASSERT_TRUE(store.ApplyGradient("w", Vec({1, 0.5f})).ok());
+  EXPECT_THAT(Values(*store.Read("w")),
+              ElementsAre(FloatNear(0.900001f, 1e-5), FloatNear(-2.0999987f, 1e-5)));
+  ASSERT_TRUE(store.ApplyGradient("w", Vec({0.25f, -1})).ok());
+  EXPECT_THAT(Values(*store.Read("w")),
+              ElementsAre(FloatNear(0.81694233f, 1e-5), FloatNear(-2.0633888f, 1e-5)));
+}
+
+TEST(VariableStoreTest, AdamNeedsValidBetas) {
+  OptimizerConfig adam;
+  adam.set_kind(OptimizerConfig::ADAM);
+  adam.set_learning_rate(0.1f);
+  adam.set_beta_1(1.0f);
+  adam.set_beta_2(0.999f);
+  VariableStore store;
+  EXPECT_EQ(store.Create("w", Vec({1}), adam).code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST(VariableStoreTest, RecreateKeepsValueAndRejectsOtherShape) {
   VariableStore store;
   ASSERT_TRUE(store.Create("w", Vec({1, 2}), Sgd(1)).ok());
