@@ -13,6 +13,7 @@
 #include "core/nn/dense.h"
 #include "core/nn/layer_names.h"
 #include "core/nn/layer_test_strategy.h"
+#include "core/nn/losses.h"
 #include "core/nn/layer_testutil.h"
 #include "core/nn/sequential.h"
 #include "core/nn/sgd.h"
@@ -275,6 +276,54 @@ TEST(CheckpointTest, MissingObjectsAreNamed) {
                                          std::make_shared<nn::Dense>(2)}));
   ExpectError(Checkpoint(deeper, nullptr).Restore(path), absl::StatusCode::kNotFound,
               {"model/layer_with_weights-2/kernel/.ATTRIBUTES/VARIABLE_VALUE"});
+}
+
+// A compiled model tracks its optimizer as "optimizer", as Keras's does: a
+// checkpoint of the model alone keeps the optimizer's state under
+// model/optimizer/, and with the optimizer also at the root it is one node
+// whose keys take the shorter path.
+TEST(CheckpointTest, CompiledModelTracksItsOptimizer) {
+  nn::ClearSession();
+  ASSERT_OK_AND_ASSIGN(auto model, test::MakeMlp());
+  auto adam = NewAdam();
+  nn::SparseCategoricalCrossentropy::Options loss;
+  loss.from_logits = true;
+  nn::CompileOptions compile;
+  compile.optimizer = adam;
+  compile.loss = std::make_shared<nn::SparseCategoricalCrossentropy>(loss);
+  ASSERT_OK(model->Compile(compile));
+  ASSERT_OK(test::Train(*model, *adam, test::MakeBatch({4, 8}, 4, 1), 3));
+  const std::string dir = test::TempDir("compiled");
+
+  ASSERT_OK_AND_ASSIGN(std::string model_only, Checkpoint(model, nullptr).Save(dir + "/model"));
+  ASSERT_OK_AND_ASSIGN(auto reader, BundleReader::Open(model_only));
+  EXPECT_TRUE(reader->Contains("model/optimizer/_iterations/.ATTRIBUTES/VARIABLE_VALUE"));
+  EXPECT_TRUE(reader->Contains("model/optimizer/_variables/8/.ATTRIBUTES/VARIABLE_VALUE"));
+
+  ASSERT_OK_AND_ASSIGN(std::string both, Checkpoint(model, model->optimizer()).Save(dir + "/both"));
+  ASSERT_OK_AND_ASSIGN(reader, BundleReader::Open(both));
+  EXPECT_TRUE(reader->Contains("optimizer/_iterations/.ATTRIBUTES/VARIABLE_VALUE"));
+  EXPECT_FALSE(reader->Contains("model/optimizer/_iterations/.ATTRIBUTES/VARIABLE_VALUE"));
+  ASSERT_OK_AND_ASSIGN(Tensor proto, reader->Lookup(kObjectGraphKey));
+  tensorflow::TrackableObjectGraph graph;
+  ASSERT_TRUE(graph.ParseFromString(proto.data<std::string>()[0]));
+  int root_optimizer = -1, model_optimizer = -2;
+  for (const auto& c : graph.nodes(0).children()) {
+    if (c.local_name() == "optimizer") root_optimizer = c.node_id();
+  }
+  for (const auto& c : graph.nodes(1).children()) {
+    if (c.local_name() == "optimizer") model_optimizer = c.node_id();
+  }
+  EXPECT_EQ(root_optimizer, model_optimizer);
+
+  // A fresh compiled model restores the optimizer's state from model/optimizer/.
+  ASSERT_OK_AND_ASSIGN(auto fresh, test::MakeMlp());
+  auto fresh_adam = NewAdam();
+  compile.optimizer = fresh_adam;
+  ASSERT_OK(fresh->Compile(compile));
+  ASSERT_OK(Checkpoint(fresh, nullptr).Restore(model_only));
+  ASSERT_OK_AND_ASSIGN(int64_t iterations, fresh_adam->Iterations());
+  EXPECT_EQ(iterations, 3);
 }
 
 // An optimizer class whose Keras layout the checkpoint does not know.

@@ -1,6 +1,5 @@
 #include "savedmodel/checkpoint/keras_object_graph.h"
 
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>

@@ -104,7 +104,7 @@ absl::StatusOr<std::unique_ptr<SavedModelSession>> SavedModelSession::FromProto(
   }
   auto session = std::unique_ptr<SavedModelSession>(new SavedModelSession());
   TFD_ASSIGN_OR_RETURN(tensorflow::GraphDef flat, graph::InlineFunctionCalls(meta->graph_def()));
-  TFD_ASSIGN_OR_RETURN(flat, KeepSupportedNodes(flat, RequiredNodes(*meta)));
+  TFD_ASSIGN_OR_RETURN(flat, KeepSupportedNodes(flat, RequiredNodes(*meta), &session->dropped_));
   TFD_ASSIGN_OR_RETURN(std::unique_ptr<graph::Graph> g, graph::GraphFromGraphDef(flat));
   graph::GraphExecutor::Options options;
   options.host_ops = CheckpointHostOps();
@@ -153,7 +153,9 @@ std::vector<SavedModelSession::Operation> SavedModelSession::Operations() const 
 absl::StatusOr<SavedModelSession::Operation> SavedModelSession::FindOperation(
     const std::string& name) const {
   const graph::Node* node = executor_->graph().FindNode(name);
-  if (node == nullptr) return NotFound("no operation named '", name, "'");
+  if (node == nullptr) {
+    return ExplainMissing({name}, NotFound("no operation named '", name, "'"));
+  }
   return Operation{node->name(), node->op(), static_cast<int>(node->inputs().size()),
                    node->output_types()};
 }
@@ -161,7 +163,24 @@ absl::StatusOr<SavedModelSession::Operation> SavedModelSession::FindOperation(
 absl::StatusOr<std::vector<Tensor>> SavedModelSession::Run(
     const std::vector<std::pair<std::string, Tensor>>& feeds,
     const std::vector<std::string>& fetches, const std::vector<std::string>& targets) const {
-  return executor_->Run(feeds, fetches, targets);
+  absl::StatusOr<std::vector<Tensor>> out = executor_->Run(feeds, fetches, targets);
+  if (out.ok() || dropped_.empty()) return out;
+  std::vector<std::string> names;
+  for (const auto& [name, value] : feeds) names.push_back(NodeOf(name));
+  for (const std::string& name : fetches) names.push_back(NodeOf(name));
+  names.insert(names.end(), targets.begin(), targets.end());
+  return ExplainMissing(names, out.status());
+}
+
+absl::Status SavedModelSession::ExplainMissing(const std::vector<std::string>& names,
+                                               absl::Status status) const {
+  for (const std::string& name : names) {
+    auto it = dropped_.find(name);
+    if (it != dropped_.end()) {
+      return NotFound("operation '", name, "' was not loaded: ", it->second);
+    }
+  }
+  return status;
 }
 
 absl::StatusOr<std::map<std::string, Tensor>> SavedModelSession::RunSignature(

@@ -68,7 +68,10 @@ class SavedModelSession {
 
   const tensorflow::MetaGraphDef& meta_graph_def() const { return meta_graph_; }
 
-  // Every operation of the runnable graph, in topological order.
+  // Every operation of the runnable graph, in topological order. Nodes
+  // that depend on ops tfd does not have and that no signature, restore or
+  // init op needs are not loaded; naming one in FindOperation or Run is
+  // NOT_FOUND saying which op is missing.
   std::vector<Operation> Operations() const;
   // NOT_FOUND when there is no operation of that name.
   absl::StatusOr<Operation> FindOperation(const std::string& name) const;
@@ -90,7 +93,12 @@ class SavedModelSession {
   absl::Status Restore(const std::string& export_dir);
   absl::Status RunInitOp();
 
+  // A NOT_FOUND for names of nodes dropped at load (supported_subgraph.h)
+  // that says why, or `status` unchanged.
+  absl::Status ExplainMissing(const std::vector<std::string>& names, absl::Status status) const;
+
   tensorflow::MetaGraphDef meta_graph_;  // The graph_def field cleared.
+  std::map<std::string, std::string> dropped_;  // Node name -> why it was dropped.
   std::unique_ptr<graph::GraphExecutor> executor_;
 };
 

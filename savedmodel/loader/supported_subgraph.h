@@ -9,6 +9,7 @@
 #ifndef TFD_SAVEDMODEL_LOADER_SUPPORTED_SUBGRAPH_H_
 #define TFD_SAVEDMODEL_LOADER_SUPPORTED_SUBGRAPH_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,9 +19,12 @@
 namespace tfd {
 namespace savedmodel {
 
-// `graph` must have no function calls left (InlineFunctionCalls).
-absl::StatusOr<tensorflow::GraphDef> KeepSupportedNodes(const tensorflow::GraphDef& graph,
-                                                        const std::vector<std::string>& required);
+// `graph` must have no function calls left (InlineFunctionCalls). For each
+// dropped node, `dropped` (if not null) gets why: "it depends on node 'n',
+// whose op 'X' tfd does not have".
+absl::StatusOr<tensorflow::GraphDef> KeepSupportedNodes(
+    const tensorflow::GraphDef& graph, const std::vector<std::string>& required,
+    std::map<std::string, std::string>* dropped = nullptr);
 
 }  // namespace savedmodel
 }  // namespace tfd

@@ -9,9 +9,10 @@
    a Keras model passes assert_existing_objects_matched (and
    assert_consumed), restores the step counter, and Keras's predictions
    equal tfd's within 1e-5.
-2. tf-keras trains the same architecture and saves a checkpoint; tfd
-   restores it (checkpoint_interop predict) and its predictions on
-   Fashion-MNIST test images match Keras's within 1e-5.
+2. tf-keras trains the same architecture (in a custom loop, and with
+   compile/fit) and saves a checkpoint; tfd restores it (checkpoint_interop
+   predict), resumes at Keras's step, and its predictions on Fashion-MNIST
+   test images match Keras's within 1e-5.
 
 Run by tools/interop.sh from the repository root; exit status 0 on success.
 """
@@ -158,31 +159,45 @@ def test_images(n):
     return np.random.default_rng(3).random((n, 28, 28, 1), dtype=np.float32)
 
 
-def tensorflow_to_tfd(d):
+def tensorflow_to_tfd(d, fit):
+    """fit: train with compile/fit, whose checkpoint graph also has the
+    model's optimizer edge and its traced functions; else a custom loop."""
     keras.backend.clear_session()
     tf.random.set_seed(7)
     model, optimizer = cnn(), keras.optimizers.Adam()
-    train(model, optimizer, 3, seed=2)
+    if fit:
+        rng = np.random.default_rng(4)
+        model.compile(optimizer=optimizer,
+                      loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        model.fit(rng.random((48, 28, 28, 1), dtype=np.float32), rng.integers(0, 10, 48),
+                  batch_size=16, epochs=1, verbose=0)
+    else:
+        train(model, optimizer, 3, seed=2)
     path = tf.train.Checkpoint(model=model, optimizer=optimizer).save(os.path.join(d, "ckpt"))
+    how = "compile/fit" if fit else "a custom loop"
     x = test_images(100)
     x.tofile(os.path.join(d, "input.bin"))
     out = subprocess.run([BINARY, "predict", path, os.path.join(d, "input.bin"), "100",
                           os.path.join(d, "logits.bin")], capture_output=True, text=True)
-    check(out.returncode == 0, "tfd restores tf-keras's checkpoint " + out.stderr.strip())
+    check(out.returncode == 0,
+          f"tfd restores tf-keras's checkpoint after {how} " + out.stderr.strip())
     if out.returncode != 0:
         return
-    check(out.stdout.strip() == "iterations 3", "tfd's optimizer resumes at step 3")
+    check(out.stdout.strip() == "iterations 3", f"tfd's optimizer resumes at step 3 ({how})")
     ours = np.fromfile(os.path.join(d, "logits.bin"), dtype=np.float32).reshape(100, 10)
     diff = np.max(np.abs(model(x, training=False).numpy() - ours))
-    check(diff <= 1e-5, f"tfd's predictions on 100 images match Keras's (max diff {diff:.2e})")
+    check(diff <= 1e-5,
+          f"tfd's predictions on 100 images match Keras's ({how}, max diff {diff:.2e})")
 
 
 def main():
     with tempfile.TemporaryDirectory() as d:
         os.makedirs(os.path.join(d, "tfd"))
         os.makedirs(os.path.join(d, "keras"))
+        os.makedirs(os.path.join(d, "keras_fit"))
         tfd_to_tensorflow(os.path.join(d, "tfd"))
-        tensorflow_to_tfd(os.path.join(d, "keras"))
+        tensorflow_to_tfd(os.path.join(d, "keras"), fit=False)
+        tensorflow_to_tfd(os.path.join(d, "keras_fit"), fit=True)
     print("checkpoint interop:", "FAILED" if FAILURES else "PASSED")
     return 1 if FAILURES else 0
 

@@ -29,6 +29,12 @@ __device__ __forceinline__ A Apply(A a, A b, A param) {
   if constexpr (kOp == BinaryOp::kMinimum) return isnan(a) ? a : (a < b ? a : b);
   if constexpr (kOp == BinaryOp::kSquaredDifference) return (a - b) * (a - b);
   if constexpr (kOp == BinaryOp::kDivNoNan) return b == A(0) ? A(0) : a / b;
+  if constexpr (kOp == BinaryOp::kPow) return pow(a, b);
+  if constexpr (kOp == BinaryOp::kFloorDiv) return floor(a / b);
+  if constexpr (kOp == BinaryOp::kFloorMod) {
+    const A r = fmod(a, b);
+    return (r != A(0) && ((r < A(0)) != (b < A(0)))) ? r + b : r;
+  }
   if constexpr (kOp == BinaryOp::kSigmoidGrad) return b * a * (A(1) - a);
   if constexpr (kOp == BinaryOp::kTanhGrad) return b * (A(1) - a * a);
   if constexpr (kOp == BinaryOp::kSqrtGrad) return b * A(0.5) / a;
@@ -192,6 +198,9 @@ cudaError_t LaunchBinary(BinaryOp op, const T* x, const T* y, T* z, int64_t n,
     TFD_BINARY_CASE(kMinimum)
     TFD_BINARY_CASE(kSquaredDifference)
     TFD_BINARY_CASE(kDivNoNan)
+    TFD_BINARY_CASE(kPow)
+    TFD_BINARY_CASE(kFloorDiv)
+    TFD_BINARY_CASE(kFloorMod)
     TFD_BINARY_CASE(kSigmoidGrad)
     TFD_BINARY_CASE(kTanhGrad)
     TFD_BINARY_CASE(kSqrtGrad)

@@ -29,6 +29,9 @@ enum class BinaryOp {
   kMinimum,
   kSquaredDifference,
   kDivNoNan,
+  kPow,
+  kFloorDiv,  // floor(x / y)
+  kFloorMod,  // the remainder with the divisor's sign
   // Gradients from an op's output y (x here) and the upstream dy (y here),
   // same shapes, as TensorFlow's *Grad ops define them.
   kSigmoidGrad,     // dy * y * (1 - y)

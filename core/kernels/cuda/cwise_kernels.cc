@@ -112,6 +112,9 @@ absl::Status AddNGpu(KernelContext& ctx) {
   TFD_BINARY_GPU("Minimum", BinaryOp::kMinimum, T)                       \
   TFD_BINARY_GPU("SquaredDifference", BinaryOp::kSquaredDifference, T)   \
   TFD_BINARY_GPU("DivNoNan", BinaryOp::kDivNoNan, T)                     \
+  TFD_BINARY_GPU("Pow", BinaryOp::kPow, T)                               \
+  TFD_BINARY_GPU("FloorDiv", BinaryOp::kFloorDiv, T)                     \
+  TFD_BINARY_GPU("FloorMod", BinaryOp::kFloorMod, T)                     \
   TFD_BINARY_GPU("SigmoidGrad", BinaryOp::kSigmoidGrad, T)               \
   TFD_BINARY_GPU("TanhGrad", BinaryOp::kTanhGrad, T)                     \
   TFD_BINARY_GPU("SqrtGrad", BinaryOp::kSqrtGrad, T)                     \

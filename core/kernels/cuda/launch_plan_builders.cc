@@ -77,6 +77,39 @@ absl::StatusOr<BroadcastParams> MakeTransposeParams(const TensorShape& x,
   return p;
 }
 
+absl::StatusOr<StridedCopyParams> MakeStridedCopyParams(const std::vector<int64_t>& shape,
+                                                       const std::vector<int64_t>& src_strides,
+                                                       const std::vector<int64_t>& dst_strides) {
+  std::vector<int64_t> dims, src, dst;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) continue;
+    // Merge into the previous dimension when both walks continue it.
+    if (!dims.empty() && src.back() == src_strides[d] * shape[d] &&
+        dst.back() == dst_strides[d] * shape[d]) {
+      dims.back() *= shape[d];
+      src.back() = src_strides[d];
+      dst.back() = dst_strides[d];
+      continue;
+    }
+    dims.push_back(shape[d]);
+    src.push_back(src_strides[d]);
+    dst.push_back(dst_strides[d]);
+  }
+  if (dims.size() > static_cast<size_t>(kMaxBroadcastDims)) {
+    return absl::UnimplementedError(absl::StrCat("GPU strided copies support up to ",
+                                                 kMaxBroadcastDims, " merged dimensions, got ",
+                                                 dims.size()));
+  }
+  StridedCopyParams p;
+  p.rank = static_cast<int32_t>(dims.size());
+  for (size_t d = 0; d < dims.size(); ++d) {
+    p.dims[d] = dims[d];
+    p.src_strides[d] = src[d];
+    p.dst_strides[d] = dst[d];
+  }
+  return p;
+}
+
 std::vector<ReductionPass> MakeReductionPasses(const TensorShape& input,
                                                const std::vector<bool>& reduced) {
   // Alternating groups of kept and reduced axes; size-1 axes join any group.

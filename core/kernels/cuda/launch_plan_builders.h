@@ -26,6 +26,13 @@ absl::StatusOr<BroadcastParams> MakeBroadcastParams(const TensorShape& x, const 
 absl::StatusOr<BroadcastParams> MakeTransposeParams(const TensorShape& x,
                                                    const std::vector<int64_t>& perm);
 
+// The plan of a strided copy of `shape` (see StridedCopyParams).
+// UNIMPLEMENTED when more than kMaxBroadcastDims dimensions remain after
+// merging.
+absl::StatusOr<StridedCopyParams> MakeStridedCopyParams(const std::vector<int64_t>& shape,
+                                                       const std::vector<int64_t>& src_strides,
+                                                       const std::vector<int64_t>& dst_strides);
+
 // The passes that reduce `input` over the axes marked in `reduced` (one
 // flag per dimension), in execution order. Empty when nothing is reduced
 // (or only size-1 axes are): the result is then a copy of the input.

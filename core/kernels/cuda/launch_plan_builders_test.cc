@@ -84,6 +84,24 @@ TEST(TransposeParamsTest, GatherOffsetsAreThePermutedInput) {
       }
 }
 
+TEST(StridedCopyParamsTest, ContiguousDimensionsMergeAndUnitOnesDrop) {
+  // Rows 2..5 of [10, 8] into [4, 8]: one contiguous run of 32.
+  absl::StatusOr<StridedCopyParams> rows = MakeStridedCopyParams({4, 8}, {8, 1}, {8, 1});
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_EQ(rows->rank, 1);
+  EXPECT_EQ(rows->dims[0], 32);
+  // Columns 1..3 of [5, 6] into [5, 3]: not mergeable.
+  absl::StatusOr<StridedCopyParams> cols = MakeStridedCopyParams({5, 1, 3}, {6, 99, 1}, {3, 3, 1});
+  ASSERT_TRUE(cols.ok()) << cols.status();
+  EXPECT_EQ(cols->rank, 2);
+  EXPECT_EQ(cols->src_strides[0], 6);
+  EXPECT_EQ(cols->dst_strides[0], 3);
+  // A reversed read (negative stride) keeps its sign.
+  absl::StatusOr<StridedCopyParams> rev = MakeStridedCopyParams({7}, {-1}, {1});
+  ASSERT_TRUE(rev.ok());
+  EXPECT_EQ(rev->src_strides[0], -1);
+}
+
 std::vector<double> ReduceByPasses(std::vector<double> v, const std::vector<ReductionPass>& ps) {
   for (const ReductionPass& p : ps) {
     std::vector<double> out(p.outer * p.inner, 0.0);

@@ -47,6 +47,18 @@ struct BroadcastParams {
   int64_t cols = 0;  // kRowVector: the row length (y's size)
 };
 
+// A byte-level copy: for every index i of `dims`,
+//   dst[sum_k i_k * dst_strides[k]] = src[sum_k i_k * src_strides[k]]
+// (element strides, possibly 0 or negative), the CPU's StridedCopy
+// (core/kernels/cpu/strided_copy.h) on the GPU. Size-1 dimensions are
+// dropped and adjacent ones contiguous in both merged.
+struct StridedCopyParams {
+  int32_t rank = 0;
+  int64_t dims[kMaxBroadcastDims] = {};
+  int64_t src_strides[kMaxBroadcastDims] = {};
+  int64_t dst_strides[kMaxBroadcastDims] = {};
+};
+
 // One reduction pass over a row-major [outer, reduce, inner] view.
 struct ReductionPass {
   int64_t outer = 1;

@@ -21,9 +21,9 @@
 namespace tfd {
 namespace {
 
-const char* const kBinaryOps[] = {"Add",     "AddV2",   "Sub",
-                                  "Mul",     "RealDiv", "Maximum",
-                                  "Minimum", "SquaredDifference", "DivNoNan"};
+const char* const kBinaryOps[] = {"Add",      "AddV2",   "Sub",     "Mul",
+                                  "RealDiv",  "Maximum", "Minimum", "SquaredDifference",
+                                  "DivNoNan", "FloorDiv", "FloorMod"};
 // Ops whose inputs may be any sign.
 const char* const kUnaryOps[] = {"Neg",  "Abs",  "Sign",    "Square",  "Exp",      "Floor",
                                  "Ceil", "Round", "Sin",    "Cos",     "Tanh",     "Sigmoid",
@@ -42,7 +42,7 @@ TEST(MathGpuRegistrationTest, RegisteredForTheFloatingTypes) {
   ops.insert(ops.end(), std::begin(kPositiveUnaryOps), std::end(kPositiveUnaryOps));
   ops.insert(ops.end(), std::begin(kReductions), std::end(kReductions));
   ops.insert(ops.end(), std::begin(kGradOps), std::end(kGradOps));
-  for (const char* op : {"AddN", "BiasAdd", "BiasAddGrad", "Softmax", "LogSoftmax", "Equal",
+  for (const char* op : {"Pow", "AddN", "BiasAdd", "BiasAddGrad", "Softmax", "LogSoftmax", "Equal",
                          "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
                          "SelectV2", "ArgMax", "ArgMin",
                          "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits"}) {
@@ -80,6 +80,9 @@ class MathGpuTest : public ::testing::Test {
                                         << " " << xs.DebugString() << " " << ys.DebugString());
         test::ExpectGpuMatchesCpu(op, {x, y}, AttrMap(), gpu_);
       }
+      // Pow of a positive base: real results on both devices.
+      const Tensor base = test::RandomTensor<T>(xs, 3, 0.5, 2);
+      test::ExpectGpuMatchesCpu("Pow", {base, y}, AttrMap(), gpu_);
     }
   }
 
@@ -136,6 +139,8 @@ class MathGpuTest : public ::testing::Test {
     for (const char* format : {"NHWC", "NCHW"}) {
       for (const TensorShape& shape :
            {TensorShape({8, 16}), TensorShape({2, 5, 5, 7}), TensorShape({3, 4, 9, 2})}) {
+        // NCHW needs at least 3 dimensions (TensorFlow's rule).
+        if (std::string(format) == "NCHW" && shape.rank() < 3) continue;
         const int64_t channels = std::string(format) == "NCHW" ? shape.dim(1)
                                                                : shape.dim(shape.rank() - 1);
         const Tensor value = test::RandomTensor<T>(shape, 6);

@@ -169,10 +169,6 @@ public final class Model implements AutoCloseable {
     handle.close();
   }
 
-  long nativeHandle() {
-    return handle.get();
-  }
-
   private static long strategyHandle(Strategy strategy) {
     return strategy == null ? 0 : strategy.nativeHandle();
   }

@@ -32,10 +32,6 @@ final class NativeHandle implements AutoCloseable {
     return p;
   }
 
-  boolean isClosed() {
-    return releaser.pointer == 0;
-  }
-
   @Override
   public void close() {
     cleanable.clean();

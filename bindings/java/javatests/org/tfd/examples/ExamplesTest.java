@@ -36,4 +36,17 @@ class ExamplesTest {
         "replicas: 2\nepochs: 2\naccuracy improved: true\n",
         run(() -> TrainExample.main(new String[0])));
   }
+
+  @Test
+  void serveExample() {
+    assertEquals(
+        "served shape: [1, 10]\nsame as the model: true\n",
+        run(() -> {
+          try {
+            ServeExample.main(new String[0]);
+          } catch (Exception e) {
+            throw new AssertionError(e);
+          }
+        }));
+  }
 }
