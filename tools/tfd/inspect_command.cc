@@ -4,13 +4,15 @@
 #include <memory>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/framework/status.h"
 #include "core/framework/types.h"
 #include "core/graph/tensor_proto.h"
 #include "core/io/file.h"
+#include "core/protobuf/saved_model.pb.h"
+#include "google/protobuf/text_format.h"
 #include "savedmodel/checkpoint/list_variables.h"
-#include "savedmodel/loader/saved_model_session.h"
 
 namespace tfd {
 namespace cli {
@@ -49,9 +51,28 @@ void PrintTensorInfos(const char* kind,
   }
 }
 
+// saved_model.pb, else saved_model.pbtxt. Only parsed: a SavedModel whose
+// ops tfd cannot run is still shown.
+absl::StatusOr<tensorflow::SavedModel> ReadSavedModel(const std::string& dir) {
+  tensorflow::SavedModel proto;
+  const std::string pb = dir + "/saved_model.pb";
+  if (io::FileExists(pb)) {
+    TFD_ASSIGN_OR_RETURN(std::string bytes, io::ReadFileToString(pb));
+    if (!proto.ParseFromString(bytes)) {
+      return absl::DataLossError(absl::StrCat(pb, " is not a valid SavedModel proto"));
+    }
+    return proto;
+  }
+  const std::string pbtxt = dir + "/saved_model.pbtxt";
+  TFD_ASSIGN_OR_RETURN(std::string text, io::ReadFileToString(pbtxt));
+  if (!google::protobuf::TextFormat::ParseFromString(text, &proto)) {
+    return absl::DataLossError(absl::StrCat(pbtxt, " is not a valid SavedModel text proto"));
+  }
+  return proto;
+}
+
 absl::Status InspectSavedModel(const std::string& dir, std::FILE* out) {
-  TFD_ASSIGN_OR_RETURN(std::unique_ptr<savedmodel::SavedModelSession> session,
-                       savedmodel::SavedModelSession::Load(dir));
+  TFD_ASSIGN_OR_RETURN(tensorflow::SavedModel saved_model, ReadSavedModel(dir));
   const std::string variables = dir + "/variables/variables";
   if (io::FileExists(variables + ".index")) {
     std::fprintf(out, "variables (%s):\n", variables.c_str());
@@ -59,18 +80,23 @@ absl::Status InspectSavedModel(const std::string& dir, std::FILE* out) {
   } else {
     std::fprintf(out, "variables: none\n");
   }
-  const auto& signatures = session->meta_graph_def().signature_def();
-  std::vector<std::string> keys;
-  for (const auto& [key, signature] : signatures) keys.push_back(key);
-  std::sort(keys.begin(), keys.end());
-  for (const std::string& key : keys) {
-    // The loader's own init signature is no API of the model.
-    if (key == "__saved_model_init_op") continue;
-    const tensorflow::SignatureDef& signature = signatures.at(key);
-    std::fprintf(out, "signature_def['%s'] (%s):\n", key.c_str(),
-                 signature.method_name().c_str());
-    PrintTensorInfos("inputs", signature.inputs(), out);
-    PrintTensorInfos("outputs", signature.outputs(), out);
+  for (const tensorflow::MetaGraphDef& meta_graph : saved_model.meta_graphs()) {
+    std::vector<std::string> tags(meta_graph.meta_info_def().tags().begin(),
+                                  meta_graph.meta_info_def().tags().end());
+    std::fprintf(out, "MetaGraphDef with tag-set: '%s'\n", absl::StrJoin(tags, ", ").c_str());
+    const auto& signatures = meta_graph.signature_def();
+    std::vector<std::string> keys;
+    for (const auto& [key, signature] : signatures) keys.push_back(key);
+    std::sort(keys.begin(), keys.end());
+    for (const std::string& key : keys) {
+      // The loader's own init signature is no API of the model.
+      if (key == "__saved_model_init_op") continue;
+      const tensorflow::SignatureDef& signature = signatures.at(key);
+      std::fprintf(out, "  signature_def['%s'] (%s):\n", key.c_str(),
+                   signature.method_name().c_str());
+      PrintTensorInfos("inputs", signature.inputs(), out);
+      PrintTensorInfos("outputs", signature.outputs(), out);
+    }
   }
   return absl::OkStatus();
 }

@@ -4,8 +4,10 @@
 //   PATH a checkpoint prefix, or a directory whose `checkpoint` state
 //        file names the latest one: one line per key, "name dtype shape".
 //   PATH a SavedModel directory (it has saved_model.pb or .pbtxt): its
-//        variables as above, then each signature's inputs and outputs with
-//        dtype, shape (-1 for an unknown dimension) and graph tensor.
+//        variables as above, then for each MetaGraphDef its tag set and
+//        its signatures' inputs and outputs with dtype, shape (-1 for an
+//        unknown dimension) and graph tensor. The SavedModel is only
+//        parsed, so one whose ops tfd cannot run is shown too.
 #ifndef TFD_TOOLS_TFD_INSPECT_COMMAND_H_
 #define TFD_TOOLS_TFD_INSPECT_COMMAND_H_
 
@@ -18,8 +20,7 @@ namespace tfd {
 namespace cli {
 
 // Prints to `out`. NOT_FOUND when PATH is neither a SavedModel nor a
-// checkpoint; DATA_LOSS for damaged files; the loader's errors for a
-// SavedModel that does not load.
+// checkpoint; DATA_LOSS for damaged files.
 absl::Status RunInspect(const std::string& path, std::FILE* out);
 
 }  // namespace cli
