@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -121,6 +122,19 @@ absl::Status PsClient::CreateVariable(const std::string& name, const Tensor& ini
   return absl::OkStatus();
 }
 
+absl::Status PsClient::ForEachShard(const Placement& placement,
+                                    const std::function<absl::Status(const Shard&)>& call) const {
+  if (placement.shards.size() == 1) return call(placement.shards[0]);
+  std::vector<absl::Status> statuses(placement.shards.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < placement.shards.size(); ++i) {
+    threads.emplace_back([&, i] { statuses[i] = call(placement.shards[i]); });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const absl::Status& status : statuses) TFD_RETURN_IF_ERROR(status);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<PsClient::Placement> PsClient::Find(const std::string& name) const {
   absl::MutexLock lock(&mu_);
   auto it = placements_.find(name);
@@ -148,7 +162,7 @@ absl::StatusOr<Tensor> PsClient::Read(const std::string& name) {
   Tensor out(DT_FLOAT, placement.shape);
   const int64_t row_elements =
       placement.shape.rank() == 0 ? 1 : out.NumElements() / std::max<int64_t>(1, out.dim(0));
-  for (const Shard& shard : placement.shards) {
+  TFD_RETURN_IF_ERROR(ForEachShard(placement, [&](const Shard& shard) -> absl::Status {
     ReadVariableRequest request;
     request.set_name(shard.name);
     ReadVariableResponse response;
@@ -162,15 +176,17 @@ absl::StatusOr<Tensor> PsClient::Read(const std::string& name) {
       return Internal("parameter server ", PsName(shard.ps), " returned ", part.NumElements(),
                       " values for ", shard.name, ", expected ", expected);
     }
+    // Shards own disjoint rows: concurrent copies do not overlap.
     std::memcpy(out.data<float>() + shard.begin_row * row_elements, part.data<float>(),
                 expected * sizeof(float));
-  }
+    return absl::OkStatus();
+  }));
   return out;
 }
 
 absl::Status PsClient::Assign(const std::string& name, const Tensor& value) {
   TFD_ASSIGN_OR_RETURN(Placement placement, Find(name));
-  for (const Shard& shard : placement.shards) {
+  return ForEachShard(placement, [&](const Shard& shard) -> absl::Status {
     TFD_ASSIGN_OR_RETURN(Tensor part, Rows(value, shard, placement));
     AssignVariableRequest request;
     request.set_name(shard.name);
@@ -178,15 +194,14 @@ absl::Status PsClient::Assign(const std::string& name, const Tensor& value) {
     AssignVariableResponse response;
     grpc::ClientContext context;
     context.set_deadline(absl::ToChronoTime(absl::Now() + options_.rpc_timeout));
-    TFD_RETURN_IF_ERROR(CallStatus(stubs_->stubs[shard.ps]->AssignVariable(&context, request, &response),
-                                   PsName(shard.ps), "AssignVariable"));
-  }
-  return absl::OkStatus();
+    return CallStatus(stubs_->stubs[shard.ps]->AssignVariable(&context, request, &response),
+                      PsName(shard.ps), "AssignVariable");
+  });
 }
 
 absl::Status PsClient::ApplyGradient(const std::string& name, const Tensor& gradient) {
   TFD_ASSIGN_OR_RETURN(Placement placement, Find(name));
-  for (const Shard& shard : placement.shards) {
+  return ForEachShard(placement, [&](const Shard& shard) -> absl::Status {
     TFD_ASSIGN_OR_RETURN(Tensor part, Rows(gradient, shard, placement));
     ApplyGradientRequest request;
     request.set_name(shard.name);
@@ -194,10 +209,9 @@ absl::Status PsClient::ApplyGradient(const std::string& name, const Tensor& grad
     ApplyGradientResponse response;
     grpc::ClientContext context;
     context.set_deadline(absl::ToChronoTime(absl::Now() + options_.rpc_timeout));
-    TFD_RETURN_IF_ERROR(CallStatus(stubs_->stubs[shard.ps]->ApplyGradient(&context, request, &response),
-                                   PsName(shard.ps), "ApplyGradient"));
-  }
-  return absl::OkStatus();
+    return CallStatus(stubs_->stubs[shard.ps]->ApplyGradient(&context, request, &response),
+                      PsName(shard.ps), "ApplyGradient");
+  });
 }
 
 }  // namespace ps

@@ -9,7 +9,8 @@
 // task that creates the same variables in the same order agrees on where
 // they live.
 //
-// Every call carries a deadline (rpc_timeout). A ps that is down or does
+// The shards of one call are sent concurrently. Every call carries a
+// deadline (rpc_timeout). A ps that is down or does
 // not answer makes the call fail with UNAVAILABLE naming its task and
 // address ("/job:ps/replica:0/task:1 at localhost:2223").
 //
@@ -21,6 +22,7 @@
 #ifndef TFD_CORE_DISTRIBUTE_PS_PS_CLIENT_H_
 #define TFD_CORE_DISTRIBUTE_PS_PS_CLIENT_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -82,6 +84,10 @@ class PsClient {
   class Stubs;
   PsClient(std::vector<std::string> addresses, PsClientOptions options);
   absl::StatusOr<Placement> Find(const std::string& name) const;
+  // Runs `call` for every shard, concurrently when there are several (each
+  // shard's call waits on its own ps), and returns the first shard's error.
+  absl::Status ForEachShard(const Placement& placement,
+                            const std::function<absl::Status(const Shard&)>& call) const;
   // Rows [begin, end) of `t` (all of a scalar).
   static absl::StatusOr<Tensor> Rows(const Tensor& t, const Shard& shard, const Placement& p);
   std::string PsName(int ps) const;

@@ -1,5 +1,6 @@
 #include "core/distribute/ps/ps_server.h"
 
+#include <chrono>
 #include <utility>
 
 #include "absl/synchronization/mutex.h"

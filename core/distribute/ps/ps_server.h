@@ -1,14 +1,14 @@
 // The gRPC servers of a parameter-server job's tasks:
-//   ParameterServerServer  on a ps task, serving its VariableStore;
-//   WorkerServer           on a worker, running its registered step
-//                          functions for the ClusterCoordinator.
+//   StartParameterServer  on a ps task, serving a VariableStore;
+//   StartWorkerServer     on a worker, running its registered step
+//                         functions for the ClusterCoordinator.
 //
 // Ownership: each server owns its state and threads; destroying it stops
 // serving (pending calls end with CANCELLED or UNAVAILABLE).
 // Thread safety: all methods are thread-safe; gRPC runs each call on its
 // own thread.
 //
-//   TFD_ASSIGN_OR_RETURN(auto ps, ParameterServerServer::Start("0.0.0.0:2223"));
+//   TFD_ASSIGN_OR_RETURN(auto ps, StartParameterServer("0.0.0.0:2223"));
 //   ps->Wait();  // serves until the process is killed
 #ifndef TFD_CORE_DISTRIBUTE_PS_PS_SERVER_H_
 #define TFD_CORE_DISTRIBUTE_PS_PS_SERVER_H_

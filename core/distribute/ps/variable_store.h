@@ -1,5 +1,5 @@
 // The variables one parameter-server task holds, and the optimizer math it
-// applies to them. This is the bookkeeping behind ParameterServerServer
+// applies to them. This is the bookkeeping behind StartParameterServer
 // (ps_server.h), testable without a network.
 //
 // Each variable keeps its optimizer's slots (SGD's momentum accumulator,
