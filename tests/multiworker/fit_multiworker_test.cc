@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "core/data/idx_file.h"
 #include "core/distribute/testing/free_port.h"
@@ -38,19 +37,7 @@ constexpr int kGlobalBatch = 32;
 const absl::Duration kProcessTimeout = absl::Seconds(120);
 
 std::string WorkerBinary() {
-  return absl::StrCat(getenv("TEST_SRCDIR"), "/", getenv("TEST_WORKSPACE"),
-                      "/tests/multiworker/fit_worker");
-}
-
-std::string TempPath(const std::string& name) {
-  return (std::filesystem::path(::testing::TempDir()) / name).string();
-}
-
-std::string TfConfig(const std::vector<int>& ports, int index) {
-  std::vector<std::string> addresses;
-  for (int port : ports) addresses.push_back(absl::StrCat("\"localhost:", port, "\""));
-  return absl::StrCat(R"({"cluster": {"worker": [)", absl::StrJoin(addresses, ", "),
-                      R"(]}, "task": {"type": "worker", "index": )", index, "}}");
+  return testing::RunfilePath("tests/multiworker/fit_worker");
 }
 
 // What fit_worker wrote.
@@ -117,7 +104,8 @@ class FitMultiWorkerTest : public ::testing::Test {
     std::vector<std::string> argv = {WorkerBinary(), "--strategy=multi_worker"};
     for (const std::string& flag : CommonFlags(out)) argv.push_back(flag);
     argv.insert(argv.end(), extra.begin(), extra.end());
-    auto child = Subprocess::Start(argv, {{"TF_CONFIG", TfConfig(ports, index)}},
+    const std::string tf_config = testing::LocalWorkerTfConfig(ports, index);
+    auto child = Subprocess::Start(argv, {{"TF_CONFIG", tf_config}},
                                    absl::StrCat(out, ".log", index));
     EXPECT_TRUE(child.ok()) << child.status();
     return child.ok() ? *std::move(child) : nullptr;
@@ -125,7 +113,7 @@ class FitMultiWorkerTest : public ::testing::Test {
 
   // The uninterrupted single-process reference: MirroredStrategy(2).
   Results Mirrored() {
-    const std::string out = TempPath("mirrored2");
+    const std::string out = testing::TestTempPath("mirrored2");
     std::vector<std::string> argv = {WorkerBinary(), "--strategy=mirrored", "--replicas=2"};
     for (const std::string& flag : CommonFlags(out)) argv.push_back(flag);
     auto child = Subprocess::Start(argv, {}, out + ".log");
@@ -154,7 +142,7 @@ TEST_F(FitMultiWorkerTest, TwoWorkersFitLikeMirroredStrategy) {
 
   absl::StatusOr<std::vector<int>> ports = testing::PickFreePorts(2);
   ASSERT_TRUE(ports.ok()) << ports.status();
-  const std::string out = TempPath("fit_mwms");
+  const std::string out = testing::TestTempPath("fit_mwms");
   std::vector<std::unique_ptr<Subprocess>> children;
   for (int w = 0; w < 2; ++w) children.push_back(StartWorker(*ports, w, out));
   ExpectAllSucceed(children);
@@ -175,12 +163,12 @@ TEST_F(FitMultiWorkerTest, KilledWorkerFailsTheJobAndARestartResumesFromTheBacku
   const Results reference = Mirrored();
   absl::StatusOr<std::vector<int>> ports = testing::PickFreePorts(2);
   ASSERT_TRUE(ports.ok()) << ports.status();
-  const std::string backup_dir = TempPath("fault_backup");
+  const std::string backup_dir = testing::TestTempPath("fault_backup");
   const std::string state = backup_dir + "/chief/training_state";
   // A backup every 2 steps; 12 steps of 250 ms or more: 3 s of training.
   const std::vector<std::string> backup = {"--backup_dir=" + backup_dir, "--save_freq=2",
                                            "--step_delay_ms=250"};
-  const std::string out = TempPath("fault");
+  const std::string out = testing::TestTempPath("fault");
   {
     auto chief = StartWorker(*ports, 0, out, backup);
     auto victim = StartWorker(*ports, 1, out, backup);

@@ -17,7 +17,9 @@ absl::Status ParseNamedFlags(int argc, char** argv, const std::map<std::string, 
     }
     const std::string name = arg.substr(2, eq - 2), value = arg.substr(eq + 1);
     if (auto it = ints.find(name); it != ints.end()) {
-      if (!absl::SimpleAtoi(value, it->second)) return InvalidArgument("--", name, ": not a number");
+      if (!absl::SimpleAtoi(value, it->second)) {
+        return InvalidArgument("--", name, ": not a number");
+      }
     } else if (auto it = strings.find(name); it != strings.end()) {
       *it->second = value;
     } else {

@@ -33,12 +33,7 @@ using testing::Subprocess;
 const absl::Duration kProcessTimeout = absl::Seconds(120);
 
 std::string TaskBinary() {
-  return absl::StrCat(getenv("TEST_SRCDIR"), "/", getenv("TEST_WORKSPACE"),
-                      "/tests/parameter_server/ps_mlp_task");
-}
-
-std::string TempPath(const std::string& name) {
-  return (std::filesystem::path(::testing::TempDir()) / name).string();
+  return testing::RunfilePath("tests/parameter_server/ps_mlp_task");
 }
 
 // Each test's logs apart: children append to their log file.
@@ -95,7 +90,7 @@ class PsJobTest : public ::testing::Test {
     std::vector<std::string> argv = {TaskBinary()};
     argv.insert(argv.end(), flags.begin(), flags.end());
     auto child = Subprocess::Start(argv, {{"TF_CONFIG", TfConfig(type, index)}},
-                                   TempPath(absl::StrCat(TestName(), ".", type, index, ".log")));
+                                   testing::TestTempPath(absl::StrCat(TestName(), ".", type, index, ".log")));
     EXPECT_TRUE(child.ok()) << child.status();
     return child.ok() ? *std::move(child) : nullptr;
   }
