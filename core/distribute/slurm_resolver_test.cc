@@ -51,12 +51,16 @@ TEST(HostlistTest, RandomTextEndsInHostsOrAnError) {
     absl::StatusOr<std::vector<std::string>> hosts = ExpandHostlist(text);
     if (hosts.ok()) {
       EXPECT_FALSE(hosts->empty()) << text;
-      for (const std::string& h : *hosts) EXPECT_FALSE(h.empty()) << text;
+      for (const std::string& h : *hosts) {
+        EXPECT_FALSE(h.empty()) << text;
+      }
     } else {
       EXPECT_EQ(hosts.status().code(), absl::StatusCode::kInvalidArgument) << text;
     }
     absl::StatusOr<std::vector<int>> counts = ExpandTasksPerNode(text);
-    if (!counts.ok()) EXPECT_EQ(counts.status().code(), absl::StatusCode::kInvalidArgument);
+    if (!counts.ok()) {
+      EXPECT_EQ(counts.status().code(), absl::StatusCode::kInvalidArgument);
+    }
   }
 }
 

@@ -166,7 +166,9 @@ TEST_F(CustomLoopJobTest, EvaluatorExportsTheBestCheckpoint) {
   }
   EXPECT_THAT(log, HasSubstr("Evaluator: " + highest.checkpoint + ": loss improved to "));
   EXPECT_THAT(log, HasSubstr("exported it to " + best + "\n"));
-  if (evaluations.size() > 1) EXPECT_THAT(log, HasSubstr("did not improve on"));
+  if (evaluations.size() > 1) {
+    EXPECT_THAT(log, HasSubstr("did not improve on"));
+  }
   // The export is that checkpoint's model, and only it remains.
   const std::string evaluated =
       RunTfd({"evaluate", "--saved_model=" + best, "--data_dir=" + data_, "--batch_size=32"}, 0,

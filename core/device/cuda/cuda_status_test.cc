@@ -60,7 +60,9 @@ TEST(CudaStatusTest, RealCallWithoutDeviceFailsCleanlyAndClearsLastError) {
   // except that a runtime which found no driver keeps failing every call
   // with that error, which no one can clear.
   const cudaError_t last = cudaGetLastError();
-  if (last != cudaErrorInsufficientDriver) EXPECT_EQ(last, cudaSuccess);
+  if (last != cudaErrorInsufficientDriver) {
+    EXPECT_EQ(last, cudaSuccess);
+  }
 }
 
 TEST(CudaStatusTest, CublasErrorUsesCublasNames) {
