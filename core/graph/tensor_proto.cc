@@ -38,9 +38,8 @@ absl::Status FillFromBits(const google::protobuf::RepeatedField<int32_t>& vals, 
   }
   T* dst = out->data<T>();
   for (int64_t i = 0; i < n; ++i) {
-    const uint16_t bits =
+    dst[i].bits =
         vals.empty() ? 0 : static_cast<uint16_t>(vals[std::min<int64_t>(i, vals.size() - 1)]);
-    std::memcpy(&dst[i], &bits, sizeof(bits));
   }
   return absl::OkStatus();
 }

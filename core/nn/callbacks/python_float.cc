@@ -33,7 +33,7 @@ std::string PythonFloatRepr(double value) {
   if (exponent < -4 || exponent >= 16) {
     std::string mantissa = digits.substr(0, 1);
     if (digits.size() > 1) mantissa += "." + digits.substr(1);
-    char exp_text[8];
+    char exp_text[16];  // room for any int exponent: "e-" and 10 digits
     std::snprintf(exp_text, sizeof(exp_text), "e%c%02d", exponent < 0 ? '-' : '+',
                   std::abs(exponent));
     return sign + mantissa + exp_text;
