@@ -20,10 +20,10 @@ import (
 // The rows every worker of the job shards.
 const sharedRows = 32
 
-// rowsOf is sharedRows toy rows of 4 features labelled by the largest of
-// the first three, one element per row.
-func rowsOf(t *testing.T) *Dataset {
-	t.Helper()
+// newRows is sharedRows toy rows of 4 features labelled by the largest of
+// the first three, one element per row. It runs in dataset functions too,
+// off the test's goroutine, so it returns errors rather than failing t.
+func newRows() (*Dataset, error) {
 	features := make([][]float32, sharedRows)
 	labels := make([]int32, sharedRows)
 	for i := range features {
@@ -41,14 +41,17 @@ func rowsOf(t *testing.T) *Dataset {
 			labels[i] = 2
 		}
 	}
-	x, y := mustTensor(t, features), mustTensor(t, labels)
-	defer x.Close()
-	defer y.Close()
-	rows, err := NewDatasetFromTensors(x, y)
+	x, err := NewTensor(features)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	return rows
+	defer x.Close()
+	y, err := NewTensor(labels)
+	if err != nil {
+		return nil, err
+	}
+	defer y.Close()
+	return NewDatasetFromTensors(x, y)
 }
 
 // How shardedRows fails when told to.
@@ -65,7 +68,6 @@ const (
 // shared rows as one batch, served again and again. It records the input
 // contexts it was given.
 type shardedRows struct {
-	t        *testing.T
 	mu       sync.Mutex
 	contexts []InputContext
 	failure  int
@@ -86,7 +88,10 @@ func (r *shardedRows) make(ctx InputContext) (*Dataset, error) {
 	case returnNil:
 		return nil, nil
 	}
-	rows := rowsOf(r.t)
+	rows, err := newRows()
+	if err != nil {
+		return nil, err
+	}
 	defer rows.Close()
 	shard, err := rows.Shard(int64(ctx.NumInputPipelines), int64(ctx.InputPipelineID))
 	if err != nil {
@@ -108,7 +113,10 @@ func (r *shardedRows) make(ctx InputContext) (*Dataset, error) {
 // shardLoss is model's loss on shard index of two of the shared rows.
 func shardLoss(t *testing.T, model *Model, index int64) float64 {
 	t.Helper()
-	rows := rowsOf(t)
+	rows, err := newRows()
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer rows.Close()
 	shard, err := rows.Shard(2, index)
 	if err != nil {
@@ -136,7 +144,7 @@ func TestCustomLoopSchedulesStepsOnTheWorkersShards(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ps.Close()
-	rows := &shardedRows{t: t}
+	rows := &shardedRows{}
 	var workerModels []*Model
 	for w := 0; w < 2; w++ {
 		options := taskOptions(ports, "worker", w)
