@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -335,6 +336,63 @@ func TestCustomLoopSchedulesStepsOnTheWorkersShards(t *testing.T) {
 			t.Errorf("NewCoordinator with failure %d: %v; want %v naming %q and the input pipeline",
 				c.failure, err, c.code, c.text)
 		}
+	}
+}
+
+// heldByFunc is a DatasetFunc that holds an object, and a channel closed
+// once the garbage collector frees that object.
+func heldByFunc() (DatasetFunc, <-chan struct{}) {
+	held := new([64]byte)
+	finalized := make(chan struct{})
+	runtime.SetFinalizer(held, func(*[64]byte) { close(finalized) })
+	return func(InputContext) (*Dataset, error) {
+		held[0]++
+		return nil, errorf(Unimplemented, "not called")
+	}, finalized
+}
+
+// collected runs the garbage collector until finalized is closed, for at
+// most a few seconds.
+func collected(finalized <-chan struct{}) bool {
+	for i := 0; i < 50; i++ {
+		runtime.GC()
+		select {
+		case <-finalized:
+			return true
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return false
+}
+
+func TestAServerHoldsItsDatasetFuncUntilClosed(t *testing.T) {
+	ports := freePorts(t, 4)
+	ctx := context.Background()
+	ps, err := StartParameterServer(ctx, taskOptions(ports, "ps", 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ps.Close()
+	options := taskOptions(ports, "worker", 0)
+	options["connect_timeout_seconds"] = 10
+	strategy, err := NewStrategy("parameter_server", options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer strategy.Close()
+	m := namedMLP(t, strategy)
+	defer m.Close()
+	fn, finalized := heldByFunc()
+	worker, err := m.ServeTrainStepsFromFunction(ctx, fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if collected(finalized) {
+		t.Fatal("the function was collected while its server serves")
+	}
+	worker.Close()
+	if !collected(finalized) {
+		t.Error("the function was not collected after its server was closed")
 	}
 }
 

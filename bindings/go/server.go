@@ -1,7 +1,6 @@
 package tfd
 
 // #include <stdint.h>
-// #include <stdlib.h>
 // #include "tfd/c_api.h"
 //
 // // dataset_func.go exports it.

@@ -2,12 +2,14 @@ package org.tfd;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.tfd.LocalJob.freePorts;
 import static org.tfd.LocalJob.namedMlp;
 import static org.tfd.LocalJob.task;
 
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -197,6 +199,35 @@ class CoordinatorTest {
     assertEquals(code, e.code(), e.getMessage());
     assertTrue(e.getMessage().contains(text), e.getMessage());
     assertTrue(e.getMessage().contains("input pipeline id"), e.getMessage());
+  }
+
+  /** Runs the garbage collector until {@code reference} is cleared, for at most a few seconds. */
+  private static boolean collected(WeakReference<?> reference) throws InterruptedException {
+    for (int i = 0; i < 50 && reference.get() != null; i++) {
+      System.gc();
+      Thread.sleep(20);
+    }
+    return reference.get() == null;
+  }
+
+  @Test
+  void aServerHoldsItsDatasetFunctionUntilClosed() throws Exception {
+    int[] ports = freePorts(4);
+    ParameterServer ps = ParameterServer.start(task(ports, "ps", 0));
+    try (Strategy strategy =
+            Strategy.create(
+                "parameter_server", task(ports, "worker", 0).set("connect_timeout_seconds", 10));
+        Model model = namedMlp(strategy)) {
+      ShardedRows function = new ShardedRows();
+      WeakReference<ShardedRows> weak = new WeakReference<>(function);
+      ParameterServer worker = model.serveTrainStepsFromFunction(function);
+      function = null; // The server's reference is the only one left.
+      assertFalse(collected(weak), "the function was collected while its server serves");
+      worker.close();
+      assertTrue(collected(weak), "the server still holds the function once closed");
+    } finally {
+      ps.close();
+    }
   }
 
   @Test
