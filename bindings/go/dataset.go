@@ -152,6 +152,15 @@ func (d *Dataset) Take(count int64) (*Dataset, error) {
 	})
 }
 
+// Shard is tf.data's shard: every numShards-th element, starting with
+// element index (0 <= index < numShards), e.g. a worker's part of the data
+// in a DatasetFunc.
+func (d *Dataset) Shard(numShards, index int64) (*Dataset, error) {
+	return d.transform("Shard", func(c *C.TFD_Dataset, s *C.TF_Status) *C.TFD_Dataset {
+		return C.TFD_DatasetShard(c, C.int64_t(numShards), C.int64_t(index), s)
+	})
+}
+
 // Cardinality is the number of elements: -1 when infinite, -2 when
 // unknown, as tf.data's.
 func (d *Dataset) Cardinality() (int64, error) {

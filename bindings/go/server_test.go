@@ -41,7 +41,7 @@ func taskOptions(ports []int, taskType string, index int) Options {
 
 // namedMLP is the same model in every task; its layers are named so that
 // the tasks of this one process agree on the variables' names.
-func namedMLP(t *testing.T, strategy *Strategy) *Model {
+func namedMLP(t *testing.T, strategy *Strategy, metrics ...string) *Model {
 	t.Helper()
 	m, err := NewSequential(strategy, "mlp")
 	if err != nil {
@@ -52,7 +52,7 @@ func namedMLP(t *testing.T, strategy *Strategy) *Model {
 		t.Fatal(err)
 	}
 	if err := m.Compile("sgd", Options{"learning_rate": 0.1}, "sparse_categorical_crossentropy",
-		Options{"from_logits": true}); err != nil {
+		Options{"from_logits": true}, metrics...); err != nil {
 		t.Fatal(err)
 	}
 	return m

@@ -128,6 +128,13 @@ JNIEXPORT jlong JNICALL Java_org_tfd_Dataset_nativeTake(JNIEnv* env, jclass, jlo
   return Result(env, d, status);
 }
 
+JNIEXPORT jlong JNICALL Java_org_tfd_Dataset_nativeShard(JNIEnv* env, jclass, jlong pointer,
+                                                         jlong num_shards, jlong index) {
+  ScopedStatus status;
+  TFD_Dataset* d = TFD_DatasetShard(FromHandle(pointer), num_shards, index, status.get());
+  return Result(env, d, status);
+}
+
 JNIEXPORT jlong JNICALL Java_org_tfd_Dataset_nativeCardinality(JNIEnv* env, jclass,
                                                                jlong pointer) {
   ScopedStatus status;

@@ -108,6 +108,18 @@ public final class Dataset implements AutoCloseable {
     return new Dataset(nativeTake(handle.get(), count));
   }
 
+  /**
+   * tf.data's shard: every {@code numShards}-th element, starting with
+   * element {@code index} (0 <= index < numShards), e.g. a worker's part of
+   * the data in a {@link DatasetFunction}. Shard before shuffling and
+   * batching.
+   *
+   * @throws InvalidArgumentException for numShards < 1 or an index outside [0, numShards)
+   */
+  public Dataset shard(long numShards, long index) {
+    return new Dataset(nativeShard(handle.get(), numShards, index));
+  }
+
   /** The number of elements; -1 when infinite, -2 when unknown (tf.data's cardinality). */
   public long cardinality() {
     return nativeCardinality(handle.get());
@@ -131,6 +143,11 @@ public final class Dataset implements AutoCloseable {
     return handle.get();
   }
 
+  /** Hands the native dataset to a new owner and leaves this one closed. */
+  long takeOver() {
+    return handle.release();
+  }
+
   private static native long nativeFromTensors(long[] tensors);
 
   private static native long nativeFromIdx(String images, String labels, double scale);
@@ -145,6 +162,8 @@ public final class Dataset implements AutoCloseable {
   private static native long nativeRepeat(long pointer, long count);
 
   private static native long nativeTake(long pointer, long count);
+
+  private static native long nativeShard(long pointer, long numShards, long index);
 
   private static native long nativeCardinality(long pointer);
 

@@ -205,6 +205,26 @@ public final class Model implements AutoCloseable {
     return ParameterServer.servingTrainSteps(handle.get(), dataset.nativeHandle());
   }
 
+  /**
+   * As {@link #serveTrainSteps}, on the data {@code function} makes in this
+   * worker's process each time the chief makes the workers' iterators (at
+   * the start of every fit and {@link Coordinator#create}), called on a
+   * thread of the server with this worker's place in the job. To give each
+   * worker its own part of the data, the function can {@link Dataset#shard}
+   * it. The function's exception fails the chief's call, naming the
+   * worker's input pipeline. The server keeps the function and the model
+   * alive while it serves.
+   *
+   * @throws FailedPreconditionException before compile, under another strategy, or on the chief
+   * @throws UnavailableException when the worker's address cannot be served
+   */
+  public ParameterServer serveTrainStepsFromFunction(DatasetFunction function) {
+    if (function == null) {
+      throw new InvalidArgumentException("serveTrainStepsFromFunction: function is null");
+    }
+    return ParameterServer.servingTrainStepsFromFunction(handle.get(), function);
+  }
+
   /** Writes tf.train.Checkpoint(model=, optimizer=)'s files under "filePrefix-n"; returns that prefix. */
   public String saveCheckpoint(String filePrefix) {
     return nativeSaveCheckpoint(handle.get(), filePrefix);
@@ -224,6 +244,10 @@ public final class Model implements AutoCloseable {
   @Override
   public void close() {
     handle.close();
+  }
+
+  long nativeHandle() {
+    return handle.get();
   }
 
   /** "loss", then the compiled metrics by name. */

@@ -32,6 +32,17 @@ final class NativeHandle implements AutoCloseable {
     return p;
   }
 
+  /**
+   * The pointer, which the caller now owns: the handle is closed without
+   * freeing it. FailedPreconditionException once closed.
+   */
+  long release() {
+    long p = get();
+    releaser.pointer = 0;
+    cleanable.clean(); // Frees nothing now; unregisters the Cleaner's action.
+    return p;
+  }
+
   @Override
   public void close() {
     cleanable.clean();

@@ -2,16 +2,19 @@ package org.tfd;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
 
 /**
  * A running server of a parameter-server job, as tf.distribute.Server is
  * for ParameterServerStrategy: on a ps task, the variable service of
  * {@link #start}; on a worker task, the training steps a model serves
- * ({@link Model#serveTrainSteps}). The chief makes a "parameter_server"
- * {@link Strategy}, builds and compiles the same model and trains it with
- * {@link Model#fit(Dataset, FitOptions, FitCallback)} and stepsPerEpoch;
- * each step runs on a free worker, on that worker's data. Each task finds
- * its place in the job in TF_CONFIG (or the "tf_config" option).
+ * ({@link Model#serveTrainSteps}, {@link Model#serveTrainStepsFromFunction}).
+ * The chief makes a "parameter_server" {@link Strategy}, builds and
+ * compiles the same model and trains it with
+ * {@link Model#fit(Dataset, FitOptions, FitCallback)} and stepsPerEpoch, or
+ * with a custom loop through a {@link Coordinator}; each step runs on a
+ * free worker, on that worker's data. Each task finds its place in the job
+ * in TF_CONFIG (or the "tf_config" option); {@link ClusterTask} reads it.
  *
  * <pre>{@code
  * // A ps task:
@@ -40,7 +43,11 @@ public final class ParameterServer implements AutoCloseable {
   private final CountDownLatch closed = new CountDownLatch(1);
 
   private ParameterServer(long pointer) {
-    handle = new NativeHandle(this, pointer, ParameterServer::delete, "ParameterServer");
+    this(pointer, ParameterServer::delete);
+  }
+
+  private ParameterServer(long pointer, LongConsumer deleter) {
+    handle = new NativeHandle(this, pointer, deleter, "ParameterServer");
   }
 
   /**
@@ -59,6 +66,36 @@ public final class ParameterServer implements AutoCloseable {
   /** Model.serveTrainSteps's server. */
   static ParameterServer servingTrainSteps(long model, long dataset) {
     return new ParameterServer(nativeServeTrainSteps(model, dataset));
+  }
+
+  /** Model.serveTrainStepsFromFunction's server. */
+  static ParameterServer servingTrainStepsFromFunction(long model, DatasetFunction function) {
+    return new ParameterServer(
+        nativeServeTrainStepsFromFunction(model, function),
+        ParameterServer::deleteFunctionServer);
+  }
+
+  /**
+   * Called by the native server, on its own thread, for each dataset the
+   * chief asks of this worker: the function's dataset, which the server
+   * takes over, or 0 with the function's error written to the TF_Status
+   * {@code status}. Nothing may be thrown back to the server's thread.
+   */
+  private static long makeWorkerDataset(
+      DatasetFunction function, int numInputPipelines, int inputPipelineId, long status) {
+    try {
+      Dataset dataset = function.create(numInputPipelines, inputPipelineId);
+      if (dataset == null) {
+        setStatus(status, Code.INVALID_ARGUMENT.value(), "the dataset function returned null");
+        return 0;
+      }
+      return dataset.takeOver();
+    } catch (TfdException e) {
+      setStatus(status, e.code().value(), e.getMessage());
+    } catch (Throwable e) {
+      setStatus(status, Code.UNKNOWN.value(), "the dataset function threw " + e);
+    }
+    return 0;
   }
 
   /**
@@ -91,5 +128,12 @@ public final class ParameterServer implements AutoCloseable {
 
   private static native long nativeServeTrainSteps(long model, long dataset);
 
+  private static native long nativeServeTrainStepsFromFunction(
+      long model, DatasetFunction function);
+
+  private static native void setStatus(long status, int code, String message);
+
   private static native void delete(long pointer);
+
+  private static native void deleteFunctionServer(long pointer);
 }

@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.tfd.LocalJob.freePorts;
+import static org.tfd.LocalJob.namedMlp;
+import static org.tfd.LocalJob.task;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,67 +22,12 @@ import org.junit.jupiter.api.Test;
  * the roles' errors and the servers' join and close.
  */
 class ParameterServerTest {
-  /** Ports free on 127.0.0.1 a moment ago, all distinct. */
-  private static int[] freePorts(int n) throws IOException {
-    InetAddress loopback = InetAddress.getByName("127.0.0.1");
-    List<ServerSocket> sockets = new ArrayList<>();
-    try {
-      int[] ports = new int[n];
-      for (int i = 0; i < n; i++) {
-        ServerSocket socket = new ServerSocket(0, 1, loopback);
-        sockets.add(socket);
-        ports[i] = socket.getLocalPort();
-      }
-      return ports;
-    } finally {
-      for (ServerSocket socket : sockets) {
-        socket.close();
-      }
-    }
-  }
-
-  /** Task {@code type}:{@code index} of a job of one chief, two workers and one ps on ports. */
-  private static Options task(int[] ports, String type, int index) {
-    String tfConfig =
-        String.format(
-            "{\"cluster\": {\"chief\": [\"127.0.0.1:%d\"], "
-                + "\"worker\": [\"127.0.0.1:%d\", \"127.0.0.1:%d\"], \"ps\": [\"127.0.0.1:%d\"]}, "
-                + "\"task\": {\"type\": \"%s\", \"index\": %d}}",
-            ports[0], ports[1], ports[2], ports[3], type, index);
-    return Options.create().set("tf_config", tfConfig);
-  }
-
-  /** The same model in every task; named layers, so the tasks of one process agree. */
-  private static Model namedMlp(Strategy strategy) {
-    Model model = Model.sequential(strategy, "mlp");
-    model
-        .add(Layers.input(DataType.FLOAT, 4))
-        .add(Layers.dense(16, "relu", Options.create().set("name", "hidden")))
-        .add(Layers.dense(3, null, Options.create().set("name", "logits")));
-    model.compile(
-        "sgd",
-        Options.create().set("learning_rate", 0.1),
-        "sparse_categorical_crossentropy",
-        Options.create().set("from_logits", true));
-    return model;
-  }
-
   /**
    * A worker's data: 256 rows of 4 features (differing with {@code seed})
    * labelled by the largest of the first three, in batches of 16, for ever.
    */
   private static Dataset workerData(int seed) {
-    float[][] x = new float[256][4];
-    int[] y = new int[256];
-    for (int i = 0; i < 256; i++) {
-      for (int j = 0; j < 4; j++) {
-        x[i][j] = (float) Math.sin(1.3 * seed + 1.7 * i + 0.9 * j + 0.3 * i * j);
-      }
-      y[i] = x[i][0] >= x[i][1] && x[i][0] >= x[i][2] ? 0 : x[i][1] >= x[i][2] ? 1 : 2;
-    }
-    try (Tensor features = Tensor.create(x);
-        Tensor labels = Tensor.create(y);
-        Dataset rows = Dataset.fromTensors(features, labels);
+    try (Dataset rows = LocalJob.rows(256, seed);
         Dataset repeated = rows.repeat(-1)) {
       return repeated.batch(16);
     }
