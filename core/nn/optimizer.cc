@@ -360,7 +360,9 @@ absl::Status Optimizer::Minimize(const Tensor& loss, absl::Span<DistributedVaria
                                  GradientTape& tape) {
   ReplicaContext* ctx = distribute::CurrentReplicaContext();
   std::optional<std::string> why_not = "not in a replica context";
-  if (ctx != nullptr) TFD_ASSIGN_OR_RETURN(why_not, WhyNotOverlap(*ctx, tape, loss, vars));
+  if (ctx != nullptr) {
+    TFD_ASSIGN_OR_RETURN(why_not, WhyNotOverlap(*ctx, tape, loss, vars));
+  }
   if (why_not.has_value()) {
     // The plain path: the whole backward pass, then ApplyGradients.
     std::vector<const Variable*> sources;
