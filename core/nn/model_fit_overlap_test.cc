@@ -1,4 +1,4 @@
-// Model::Fit under MirroredStrategy(2) with the gradient all-reduce
+// Model::Fit under MirroredStrategy(2) (and CentralStorageStrategy(2)) with the gradient all-reduce
 // overlapping the backward pass (CommunicationOptions::
 // overlap_backward_pass) against the same Fit without overlap: the same
 // losses and weights to the bit, for an MLP and a CNN, with buckets of
@@ -8,11 +8,13 @@
 // still trains.
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/data/transforms.h"
+#include "core/distribute/central_storage_strategy.h"
 #include "core/distribute/mirrored_strategy.h"
 #include "core/framework/tensor_testutil.h"
 #include "core/kernels/random_seed.h"
@@ -20,6 +22,7 @@
 #include "core/nn/batch_normalization.h"
 #include "core/nn/conv.h"
 #include "core/nn/dense.h"
+#include "core/nn/gradient_all_reduce.h"
 #include "core/nn/layer_testutil.h"
 #include "core/nn/model_fit_testutil.h"
 #include "core/nn/pooling.h"
@@ -75,15 +78,21 @@ struct FitResult {
   std::vector<std::vector<double>> weights;  // component 0 of each
 };
 
-// Fits a fresh model (seeded initial weights) under MirroredStrategy(2).
+// Fits a fresh model (seeded initial weights) under MirroredStrategy(2),
+// or CentralStorageStrategy(2) when `central`.
 FitResult FitMirrored(const ModelFn& make, const data::DatasetPtr& ds, bool overlap,
-                      int64_t bytes_per_pack) {
+                      int64_t bytes_per_pack, bool central = false) {
   FitResult out;
   ClearSession();
   distribute::ReplicatedStrategyOptions options;
   options.communication.overlap_backward_pass = overlap;
   options.communication.bytes_per_pack = bytes_per_pack;
-  auto strategy = distribute::MirroredStrategy::WithCpuReplicas(2, options);
+  absl::StatusOr<std::unique_ptr<distribute::ReplicatedStrategy>> strategy;
+  if (central) {
+    strategy = distribute::CentralStorageStrategy::WithCpuReplicas(2, options);
+  } else {
+    strategy = distribute::MirroredStrategy::WithCpuReplicas(2, options);
+  }
   EXPECT_TRUE(strategy.ok()) << strategy.status();
   if (!strategy.ok()) return out;
   std::shared_ptr<Sequential> model;
@@ -109,11 +118,12 @@ FitResult FitMirrored(const ModelFn& make, const data::DatasetPtr& ds, bool over
   return out;
 }
 
-void ExpectOverlapChangesNoBit(const ModelFn& make, const data::DatasetPtr& ds) {
+void ExpectOverlapChangesNoBit(const ModelFn& make, const data::DatasetPtr& ds,
+                               bool central = false) {
   for (int64_t bytes : {int64_t{0}, int64_t{256}}) {
     SCOPED_TRACE(absl::StrCat("bytes_per_pack ", bytes));
-    const FitResult off = FitMirrored(make, ds, /*overlap=*/false, bytes);
-    const FitResult on = FitMirrored(make, ds, /*overlap=*/true, bytes);
+    const FitResult off = FitMirrored(make, ds, /*overlap=*/false, bytes, central);
+    const FitResult on = FitMirrored(make, ds, /*overlap=*/true, bytes, central);
     ASSERT_EQ(off.losses.size(), 3u);
     // It learns, so agreeing means something.
     EXPECT_LT(off.losses.back(), off.losses.front());
@@ -123,9 +133,58 @@ void ExpectOverlapChangesNoBit(const ModelFn& make, const data::DatasetPtr& ds) 
   }
 }
 
+// What Minimize decides on each replica of MirroredStrategy(2) for a
+// model's loss: the reason it would not overlap, or "" when it overlaps.
+std::vector<std::string> OverlapDecisions(const ModelFn& make, const Tensor& x) {
+  ClearSession();
+  auto strategy = distribute::MirroredStrategy::WithCpuReplicas(2);
+  EXPECT_TRUE(strategy.ok()) << strategy.status();
+  if (!strategy.ok()) return {};
+  std::shared_ptr<Sequential> model;
+  {
+    distribute::StrategyScope scope(strategy->get());
+    auto made = make();
+    EXPECT_TRUE(made.ok()) << made.status();
+    if (!made.ok()) return {};
+    model = *made;
+  }
+  std::vector<std::string> decisions(2);
+  auto out = (*strategy)->Run([&](distribute::ReplicaContext& ctx)
+                                  -> absl::StatusOr<std::vector<Tensor>> {
+    GradientTape tape;
+    TFD_ASSIGN_OR_RETURN(Tensor y, model->Call(x, /*training=*/true));
+    TFD_ASSIGN_OR_RETURN(Tensor axes, Tensor::FromVector(std::vector<int32_t>{0, 1}, {2}));
+    TFD_ASSIGN_OR_RETURN(Tensor loss, Execute1("Sum", {y, axes}));
+    std::vector<distribute::DistributedVariable*> vars;
+    for (const Weight& w : model->TrainableVariables()) vars.push_back(w.get());
+    TFD_ASSIGN_OR_RETURN(std::optional<std::string> why, WhyNotOverlap(ctx, tape, loss, vars));
+    decisions[ctx.replica_id_in_sync_group()] = why.value_or("");
+    return std::vector<Tensor>();
+  });
+  EXPECT_TRUE(out.ok()) << out.status();
+  return decisions;
+}
+
+TEST(FitOverlapTest, TheModelsOverlapUnlessTheirBackwardPassCommunicates) {
+  Tensor rows(DT_FLOAT, TensorShape({2, 4}));
+  for (int i = 0; i < 8; ++i) rows.data<float>()[i] = 0.1f * i;
+  Tensor images(DT_FLOAT, TensorShape({2, 6, 6, 1}));
+  for (int i = 0; i < 72; ++i) images.data<float>()[i] = 0.01f * i;
+  EXPECT_EQ(OverlapDecisions(Mlp, rows), std::vector<std::string>({"", ""}));
+  EXPECT_EQ(OverlapDecisions(Cnn, images), std::vector<std::string>({"", ""}));
+  for (const std::string& why : OverlapDecisions(SyncBatchNormMlp, rows)) {
+    EXPECT_EQ(why, "the backward pass runs collectives of its own");
+  }
+}
+
 TEST(FitOverlapTest, MlpIsBitIdenticalWithOverlapOnAndOff) {
   ASSERT_OK_AND_ASSIGN(data::DatasetPtr ds, MakeDataset(16, 4));
   ExpectOverlapChangesNoBit(Mlp, ds);
+}
+
+TEST(FitOverlapTest, CentralStorageMlpIsBitIdenticalWithOverlapOnAndOff) {
+  ASSERT_OK_AND_ASSIGN(data::DatasetPtr ds, MakeDataset(16, 4));
+  ExpectOverlapChangesNoBit(Mlp, ds, /*central=*/true);
 }
 
 TEST(FitOverlapTest, CnnIsBitIdenticalWithOverlapOnAndOff) {
