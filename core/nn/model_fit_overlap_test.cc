@@ -127,7 +127,18 @@ void ExpectOverlapChangesNoBit(const ModelFn& make, const data::DatasetPtr& ds,
     ASSERT_EQ(off.losses.size(), 3u);
     // It learns, so agreeing means something.
     EXPECT_LT(off.losses.back(), off.losses.front());
-    EXPECT_EQ(on.losses, off.losses);
+    if (central) {
+      // CentralStorageStrategy keeps the loss tracker in one component
+      // that both replicas add into in the order they arrive, so the
+      // logged loss may differ in its last bits from run to run, overlap
+      // or not; the weights may not.
+      ASSERT_EQ(on.losses.size(), off.losses.size());
+      for (size_t i = 0; i < on.losses.size(); ++i) {
+        EXPECT_NEAR(on.losses[i], off.losses[i], 1e-6 * off.losses[i]);
+      }
+    } else {
+      EXPECT_EQ(on.losses, off.losses);
+    }
     ASSERT_EQ(on.weights.size(), off.weights.size());
     for (size_t i = 0; i < on.weights.size(); ++i) EXPECT_EQ(on.weights[i], off.weights[i]) << i;
   }
