@@ -143,9 +143,7 @@ absl::StatusOr<double> TrainStep(TFD_Model& model, const Tensor& x, const Tensor
     TFD_ASSIGN_OR_RETURN(Tensor y_pred, net.Call(xs, /*training=*/true));
     TFD_ASSIGN_OR_RETURN(Tensor per_example, compiled->loss->Call(ys, y_pred));
     TFD_ASSIGN_OR_RETURN(Tensor loss, nn::ComputeAverageLoss(per_example, global_batch));
-    TFD_ASSIGN_OR_RETURN(std::vector<Tensor> grads,
-                         tape.Gradient(loss, nn::LocalVariables(trainable)));
-    TFD_RETURN_IF_ERROR(compiled->optimizer->ApplyGradients(grads, trainable));
+    TFD_RETURN_IF_ERROR(compiled->optimizer->Minimize(loss, trainable, tape));
     TFD_RETURN_IF_ERROR(UpdateMetrics(*compiled, ys, y_pred));
     return loss;
   });

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <string>
 
 #include "absl/synchronization/mutex.h"
@@ -14,6 +15,7 @@ namespace {
 struct GradientRegistry {
   absl::Mutex mu;
   std::map<std::string, GradFn, std::less<>> fns ABSL_GUARDED_BY(mu);
+  std::set<std::string, std::less<>> communicating ABSL_GUARDED_BY(mu);
 };
 
 GradientRegistry& Registry() {
@@ -43,6 +45,18 @@ absl::StatusOr<const GradFn*> LookupGradient(absl::string_view op) {
   auto it = r.fns.find(op);
   if (it == r.fns.end()) return NotFound("no gradient registered for op '", op, "'");
   return it->second ? &it->second : nullptr;
+}
+
+CommunicatingGradientRegistrar::CommunicatingGradientRegistrar(const char* op) {
+  GradientRegistry& r = Registry();
+  absl::MutexLock lock(&r.mu);
+  r.communicating.insert(op);
+}
+
+bool GradientCommunicates(absl::string_view op) {
+  GradientRegistry& r = Registry();
+  absl::MutexLock lock(&r.mu);
+  return r.communicating.count(op) > 0;
 }
 
 }  // namespace tfd

@@ -49,6 +49,16 @@ struct GradientRegistrar {
   GradientRegistrar(const char* op, GradFn fn);
 };
 
+// Marks the op's gradient as communicating across replicas (it runs a
+// collective, as synchronized batch normalization's all-reduce does).
+// Code that runs its own collectives during a backward pass (the
+// optimizer's overlapped gradient all-reduce) must not interleave them
+// with such a gradient's, so it asks GradientCommunicates first.
+struct CommunicatingGradientRegistrar {
+  explicit CommunicatingGradientRegistrar(const char* op);
+};
+bool GradientCommunicates(absl::string_view op);
+
 // The op's gradient function; null when the op was marked TFD_NO_GRADIENT.
 // NOT_FOUND when nothing was registered: differentiating through such an
 // op is an error, not a silent zero.
@@ -60,5 +70,8 @@ absl::StatusOr<const GradFn*> LookupGradient(absl::string_view op);
   static ::tfd::GradientRegistrar TFD_INTERNAL_CONCAT(tfd_grad_registrar_, __COUNTER__) \
       [[maybe_unused]](op, fn)
 #define TFD_NO_GRADIENT(op) TFD_REGISTER_GRADIENT(op, nullptr)
+#define TFD_GRADIENT_COMMUNICATES(op)                                          \
+  static ::tfd::CommunicatingGradientRegistrar TFD_INTERNAL_CONCAT(            \
+      tfd_grad_communicates_, __COUNTER__) [[maybe_unused]](op)
 
 #endif  // TFD_CORE_AUTODIFF_GRADIENT_REGISTRY_H_

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/autodiff/gradient_registry.h"
 #include "core/framework/status.h"
@@ -90,23 +91,93 @@ absl::StatusOr<std::vector<Tensor>> GradientTape::Gradient(
   return GradientByIds(targets, ids, likes, output_gradients, unconnected);
 }
 
+absl::Status GradientTape::SourcesOf(absl::Span<const Variable* const> sources,
+                                     std::vector<uint64_t>* ids, std::vector<Tensor>* likes) {
+  for (const Variable* v : sources) {
+    if (v == nullptr) return InvalidArgument("GradientTape::Gradient: null variable");
+    ids->push_back(v->handle_id());
+    likes->push_back(v->Peek());
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<Tensor>> GradientTape::Gradient(
     const Tensor& target, absl::Span<const Variable* const> sources,
     UnconnectedGradients unconnected) {
   std::vector<uint64_t> ids;
   std::vector<Tensor> likes;
-  for (const Variable* v : sources) {
-    if (v == nullptr) return InvalidArgument("GradientTape::Gradient: null variable");
-    ids.push_back(v->handle_id());
-    likes.push_back(v->Peek());
-  }
+  TFD_RETURN_IF_ERROR(SourcesOf(sources, &ids, &likes));
   return GradientByIds({target}, ids, likes, {}, unconnected);
 }
+
+absl::StatusOr<std::vector<Tensor>> GradientTape::Gradient(
+    const Tensor& target, absl::Span<const Variable* const> sources,
+    const GradientReadyFn& on_ready, UnconnectedGradients unconnected) {
+  std::vector<uint64_t> ids;
+  std::vector<Tensor> likes;
+  TFD_RETURN_IF_ERROR(SourcesOf(sources, &ids, &likes));
+  return GradientByIds({target}, ids, likes, {}, unconnected, on_ready ? &on_ready : nullptr);
+}
+
+std::vector<size_t> GradientTape::FirstConsumers(const std::vector<uint64_t>& source_ids) const {
+  std::unordered_map<uint64_t, size_t> first;
+  for (uint64_t id : source_ids) first.emplace(id, entries_.size());
+  for (size_t i = entries_.size(); i-- > 0;) {
+    for (uint64_t id : entries_[i].input_ids) {
+      auto it = first.find(id);
+      if (it != first.end()) it->second = i;
+    }
+  }
+  std::vector<size_t> out;
+  for (uint64_t id : source_ids) out.push_back(id == 0 ? entries_.size() : first[id]);
+  return out;
+}
+
+absl::StatusOr<BackwardPlan> GradientTape::PlanBackward(
+    const Tensor& target, absl::Span<const Variable* const> sources) const {
+  if (!target.defined()) return InvalidArgument("GradientTape: undefined target");
+  std::vector<uint64_t> ids;
+  std::vector<Tensor> likes;
+  TFD_RETURN_IF_ERROR(SourcesOf(sources, &ids, &likes));
+  // The walk of GradientByIds, following ids only.
+  std::unordered_set<uint64_t> reached = {target.id()};
+  BackwardPlan plan;
+  for (auto it = entries_.rbegin(); it != entries_.rend(); ++it) {
+    const Entry& e = *it;
+    const bool any = std::any_of(e.output_ids.begin(), e.output_ids.end(),
+                                 [&](uint64_t id) { return reached.count(id) > 0; });
+    if (!any) continue;
+    if (e.op != nullptr) {
+      TFD_ASSIGN_OR_RETURN(const GradFn* fn, LookupGradient(e.op->name));
+      if (fn == nullptr) continue;
+      if (GradientCommunicates(e.op->name)) plan.communicates = true;
+    }
+    for (uint64_t id : e.input_ids) {
+      if (id != 0 && tracked_.count(id) > 0) reached.insert(id);
+    }
+  }
+  for (uint64_t id : ids) plan.reachable.push_back(reached.count(id) > 0);
+  return plan;
+}
+
+// Note [When a gradient is final]
+// The backward pass visits the recorded entries from the last to the
+// first, and an entry adds to the gradient of a value only when that
+// value is one of its inputs. A source's gradient can therefore grow
+// only until the pass has visited the EARLIEST entry that reads the
+// source (for a variable, its first read under the tape); after that no
+// remaining entry can contribute, and the sum of what has arrived is
+// final. A source that no entry reads is final before the pass starts:
+// it is a target's seed or unconnected. Summing a source's
+// contributions when it becomes final adds the same tensors in the same
+// order as summing them at the end would, so the early gradient is the
+// same bits Gradient() returns. In a network of layers the last layer's
+// weights are read last and so become final first: reverse layer order.
 
 absl::StatusOr<std::vector<Tensor>> GradientTape::GradientByIds(
     absl::Span<const Tensor> targets, const std::vector<uint64_t>& source_ids,
     const std::vector<Tensor>& source_likes, absl::Span<const Tensor> output_gradients,
-    UnconnectedGradients unconnected) {
+    UnconnectedGradients unconnected, const GradientReadyFn* on_ready) {
   if (used_ && !persistent_) {
     return FailedPrecondition(
         "GradientTape: a non-persistent tape can only compute gradients once; "
@@ -144,8 +215,39 @@ absl::StatusOr<std::vector<Tensor>> GradientTape::GradientByIds(
     pending[target.id()].push_back(seed);
   }
 
-  for (auto it = entries_.rbegin(); it != entries_.rend(); ++it) {
-    Entry& e = *it;
+  // Sources by the entry after which their gradient is final (Note [When
+  // a gradient is final]), latest first, and the results so far.
+  const std::vector<size_t> first_consumer = FirstConsumers(source_ids);
+  std::vector<int> by_finality(source_ids.size());
+  for (size_t i = 0; i < by_finality.size(); ++i) by_finality[i] = static_cast<int>(i);
+  std::stable_sort(by_finality.begin(), by_finality.end(), [&](int a, int b) {
+    return first_consumer[a] > first_consumer[b];
+  });
+  std::vector<Tensor> result(source_ids.size());
+  size_t next_final = 0;
+  // Finalizes (and reports) every source whose first reader is at or
+  // after entry `index`.
+  auto finalize_from = [&](size_t index) -> absl::Status {
+    for (; next_final < by_finality.size() && first_consumer[by_finality[next_final]] >= index;
+         ++next_final) {
+      const int i = by_finality[next_final];
+      auto p = pending.find(source_ids[i]);
+      if (p != pending.end()) {
+        TFD_ASSIGN_OR_RETURN(result[i], SumGradients(p->second));
+      } else if (unconnected == UnconnectedGradients::kZero && source_likes[i].defined()) {
+        TFD_ASSIGN_OR_RETURN(result[i], Tensor::Zeros(source_likes[i].dtype(),
+                                                      source_likes[i].shape(),
+                                                      source_likes[i].device()));
+      }
+      if (on_ready != nullptr) TFD_RETURN_IF_ERROR((*on_ready)(i, result[i]));
+    }
+    return absl::OkStatus();
+  };
+
+  for (size_t index = entries_.size(); index-- > 0;) {
+    // Everything first read after this entry is final now.
+    TFD_RETURN_IF_ERROR(finalize_from(index + 1));
+    Entry& e = entries_[index];
     std::vector<Tensor> out_grads(e.output_ids.size());
     bool any = false;
     for (size_t k = 0; k < e.output_ids.size(); ++k) {
@@ -184,23 +286,8 @@ absl::StatusOr<std::vector<Tensor>> GradientTape::GradientByIds(
       pending[e.input_ids[k]].push_back(std::move(in_grads[k]));
     }
   }
+  TFD_RETURN_IF_ERROR(finalize_from(0));
   if (!persistent_) entries_.clear();
-
-  std::vector<Tensor> result;
-  for (size_t i = 0; i < source_ids.size(); ++i) {
-    auto p = pending.find(source_ids[i]);
-    if (p != pending.end()) {
-      TFD_ASSIGN_OR_RETURN(Tensor g, SumGradients(p->second));
-      result.push_back(g);
-    } else if (unconnected == UnconnectedGradients::kZero && source_likes[i].defined()) {
-      TFD_ASSIGN_OR_RETURN(Tensor z, Tensor::Zeros(source_likes[i].dtype(),
-                                                   source_likes[i].shape(),
-                                                   source_likes[i].device()));
-      result.push_back(z);
-    } else {
-      result.push_back(Tensor());
-    }
-  }
   return result;
 }
 

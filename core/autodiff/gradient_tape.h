@@ -21,6 +21,7 @@
 #define TFD_CORE_AUTODIFF_GRADIENT_TAPE_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -33,6 +34,24 @@
 namespace tfd {
 
 enum class UnconnectedGradients { kNone, kZero };
+
+// Called by Gradient() with a source's index and its final gradient (the
+// same tensor Gradient() returns for it: undefined or zeros when the
+// source is unconnected, as `unconnected` says). An error stops the
+// backward pass and is returned by Gradient().
+using GradientReadyFn = std::function<absl::Status(int source, const Tensor& gradient)>;
+
+// What a backward pass from a target would do, known before running it
+// (GradientTape::PlanBackward).
+struct BackwardPlan {
+  // Per source: whether a gradient can flow into it (through ops that have
+  // gradient functions). A gradient function may still return none for an
+  // input, so true means "maybe", false means "certainly not".
+  std::vector<bool> reachable;
+  // Whether some op on the path has a gradient that communicates across
+  // replicas (MarkGradientCommunicates, gradient_registry.h).
+  bool communicates = false;
+};
 
 class GradientTape : public ExecutionObserver {
  public:
@@ -69,6 +88,24 @@ class GradientTape : public ExecutionObserver {
                     unconnected);
   }
 
+  // Gradient() that also calls `on_ready` once per source, as soon as the
+  // source's gradient is final (Note [When a gradient is final] in the
+  // .cc), in the order they become final; unconnected sources are
+  // reported when the pass reaches the point where they could last have
+  // received a gradient. A caller can thus hand early gradients to an
+  // all-reduce while the backward pass goes on. The result and the
+  // errors are Gradient()'s, plus on_ready's first error.
+  absl::StatusOr<std::vector<Tensor>> Gradient(
+      const Tensor& target, absl::Span<const Variable* const> sources,
+      const GradientReadyFn& on_ready,
+      UnconnectedGradients unconnected = UnconnectedGradients::kNone);
+
+  // The BackwardPlan of Gradient(target, sources), from the recorded ops
+  // alone: runs nothing and does not use up a non-persistent tape.
+  // NOT_FOUND naming an op on the path that has no gradient.
+  absl::StatusOr<BackwardPlan> PlanBackward(const Tensor& target,
+                                            absl::Span<const Variable* const> sources) const;
+
   void OnExecute(const OpCall& call) override;
   void OnVariableRead(const Variable& variable, const Tensor& value) override;
 
@@ -87,7 +124,13 @@ class GradientTape : public ExecutionObserver {
   absl::StatusOr<std::vector<Tensor>> GradientByIds(
       absl::Span<const Tensor> targets, const std::vector<uint64_t>& source_ids,
       const std::vector<Tensor>& source_likes, absl::Span<const Tensor> output_gradients,
-      UnconnectedGradients unconnected);
+      UnconnectedGradients unconnected, const GradientReadyFn* on_ready = nullptr);
+  // The handle ids and shapes of variable sources.
+  static absl::Status SourcesOf(absl::Span<const Variable* const> sources,
+                                std::vector<uint64_t>* ids, std::vector<Tensor>* likes);
+  // For each source, the index of the earliest entry that reads it
+  // (entries_.size() when none does).
+  std::vector<size_t> FirstConsumers(const std::vector<uint64_t>& source_ids) const;
 
   const bool persistent_;
   const bool watch_accessed_variables_;

@@ -32,6 +32,19 @@ class ReplicatedStrategy::Context : public ReplicaContext {
     return AllReduceAndWait(*s_->comms_[r_], values, options);
   }
 
+  absl::StatusOr<std::unique_ptr<PendingAllReduce>> StartAllReduce(
+      ReduceOp op, std::vector<TensorSpec> specs) override {
+    TFD_RETURN_IF_ERROR(CheckThread("StartAllReduce"));
+    AllReduceOptions options;
+    options.op = op;
+    options.communication = s_->options_.communication;
+    return s_->comms_[r_]->StartAllReduce(std::move(specs), options);
+  }
+
+  bool overlap_backward_pass() const override {
+    return s_->options_.communication.overlap_backward_pass;
+  }
+
   absl::StatusOr<Tensor> AllGather(const Tensor& value) override {
     TFD_RETURN_IF_ERROR(CheckThread("AllGather"));
     AllGatherOptions options;

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+
 #include "core/framework/execute.h"
 #include "core/framework/status.h"
 
@@ -17,6 +19,47 @@ Device* CurrentDevice() {
   Device* device = DeviceScope::Current();
   return device != nullptr ? device : HostDevice();
 }
+
+// ReplicaContext::StartAllReduce's default: the inputs are kept until
+// Wait(), which all-reduces them in one AllReduce call.
+class GatheredAllReduce : public PendingAllReduce {
+ public:
+  GatheredAllReduce(ReplicaContext* ctx, ReduceOp op, std::vector<TensorSpec> specs)
+      : ctx_(ctx), op_(op), specs_(std::move(specs)), values_(specs_.size()) {}
+
+  absl::Status Put(int index, const Tensor& value) override {
+    if (index < 0 || index >= static_cast<int>(specs_.size())) {
+      return InvalidArgument("StartAllReduce: input ", index, " of ", specs_.size());
+    }
+    if (values_[index].defined()) {
+      return InvalidArgument("StartAllReduce: input ", index, " was handed in twice");
+    }
+    const TensorSpec& spec = specs_[index];
+    if (!value.defined() || value.dtype() != spec.dtype || value.shape() != spec.shape) {
+      return InvalidArgument("StartAllReduce: input ", index, " must be ", TensorSpecString(spec),
+                             ", got ",
+                             value.defined() ? TensorSpecString({value.dtype(), value.shape()})
+                                             : std::string("an undefined tensor"));
+    }
+    values_[index] = value;
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::vector<Tensor>> Wait() override {
+    for (size_t i = 0; i < values_.size(); ++i) {
+      if (!values_[i].defined()) {
+        return FailedPrecondition("StartAllReduce: Wait() before input ", i, " was handed in");
+      }
+    }
+    return ctx_->AllReduce(op_, std::move(values_));
+  }
+
+ private:
+  ReplicaContext* const ctx_;
+  const ReduceOp op_;
+  const std::vector<TensorSpec> specs_;
+  std::vector<Tensor> values_;
+};
 
 // The default strategy's replica: the calling thread itself.
 class DefaultReplicaContext : public ReplicaContext {
@@ -57,6 +100,11 @@ class DefaultStrategyImpl : public Strategy {
 };
 
 }  // namespace
+
+absl::StatusOr<std::unique_ptr<PendingAllReduce>> ReplicaContext::StartAllReduce(
+    ReduceOp op, std::vector<TensorSpec> specs) {
+  return std::make_unique<GatheredAllReduce>(this, op, std::move(specs));
+}
 
 absl::StatusOr<Tensor> ReplicaContext::AllGather(const Tensor& value) {
   if (num_replicas_in_sync() == 1) return value;

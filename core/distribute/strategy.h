@@ -36,6 +36,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "core/distribute/collectives/collectives.h"
 #include "core/distribute/distributed_variable.h"
 #include "core/distribute/reduce_op.h"
 #include "core/framework/device.h"
@@ -62,6 +63,24 @@ class ReplicaContext {
   // arrived; errors (a mismatch, a replica that failed) reach every replica.
   virtual absl::StatusOr<std::vector<Tensor>> AllReduce(ReduceOp op,
                                                         std::vector<Tensor> values) = 0;
+
+  // Starts an all-reduce of tensors with `specs` that are handed in later,
+  // one by one and in any order, with Put(index, value); Wait() returns
+  // them reduced, in `specs` order. It takes the place of one AllReduce
+  // call in the sequence every replica must follow: every replica starts
+  // it with the same specs, in the same place among its collectives, and
+  // makes no other collective call until it has handed every input in.
+  // The replicated strategies reduce each bucket of bytes_per_pack as soon
+  // as every replica has handed in its tensors (collectives.h), with the
+  // same result as AllReduce of the same tensors in `specs` order. This
+  // default gathers the inputs and calls AllReduce in Wait().
+  virtual absl::StatusOr<std::unique_ptr<PendingAllReduce>> StartAllReduce(
+      ReduceOp op, std::vector<TensorSpec> specs);
+  // Whether the optimizer should all-reduce gradients while the backward
+  // pass runs (CommunicationOptions::overlap_backward_pass of the
+  // replicated strategies). False here: with no communication to hide
+  // there is nothing to overlap.
+  virtual bool overlap_backward_pass() const { return false; }
 
   // Concatenates every replica's `value` along dimension 0, in replica
   // order (tf.distribute's ReplicaContext.all_gather with axis=0); values

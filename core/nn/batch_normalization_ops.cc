@@ -74,6 +74,8 @@ TFD_REGISTER_KERNEL("TfdReplicaAllReduce", DeviceType::kCPU, DT_INVALID, Replica
 // device memory.
 TFD_REGISTER_KERNEL("TfdReplicaAllReduce", DeviceType::kGPU, DT_INVALID, ReplicaAllReduceKernel);
 TFD_REGISTER_GRADIENT("TfdReplicaAllReduce", ReplicaAllReduceGrad);
+// Its gradient is an all-reduce too.
+TFD_GRADIENT_COMMUNICATES("TfdReplicaAllReduce");
 
 absl::StatusOr<Tensor> ReplicaAllReduce(const Tensor& x, distribute::ReduceOp op) {
   return Execute1("TfdReplicaAllReduce", {x},

@@ -190,6 +190,20 @@ absl::Status LossScaleOptimizer::ApplyGradients(absl::Span<const Tensor> grads,
   return inner_->ApplyGradients(grads, vars);
 }
 
+absl::Status LossScaleOptimizer::Minimize(const Tensor& loss,
+                                          absl::Span<DistributedVariable* const> vars,
+                                          GradientTape& tape) {
+  std::vector<const Variable*> sources;
+  for (DistributedVariable* v : vars) {
+    if (v == nullptr) return InvalidArgument(name(), ": Minimize: a variable is null");
+    sources.push_back(&v->Local());
+  }
+  TFD_ASSIGN_OR_RETURN(std::vector<Tensor> grads,
+                       ComputeScaledGradients(*this, tape, loss, sources));
+  tape.StopRecording();
+  return ApplyGradients(grads, vars);
+}
+
 absl::Status LossScaleOptimizer::Build(absl::Span<DistributedVariable* const> vars) {
   return inner_->Build(vars);
 }

@@ -93,6 +93,15 @@ class LossScaleOptimizer : public Optimizer {
   absl::Status ApplyGradients(absl::Span<const Tensor> grads,
                               absl::Span<DistributedVariable* const> vars) override;
 
+  // Always the plain path: scaled loss, tape.Gradient, unscaled
+  // gradients, then ApplyGradients. The gradients are not all-reduced
+  // during the backward pass: the finiteness verdict needs its own
+  // all-reduce before the gradients' (Optimizer::Minimize overlaps only
+  // plain optimizers).
+  using Optimizer::Minimize;
+  absl::Status Minimize(const Tensor& loss, absl::Span<DistributedVariable* const> vars,
+                        GradientTape& tape) override;
+
   // The rest is the wrapped optimizer's.
   absl::Status Build(absl::Span<DistributedVariable* const> vars) override;
   bool built() const override { return inner_->built(); }

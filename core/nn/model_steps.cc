@@ -107,8 +107,6 @@ absl::Status Model::TrainExecution(const std::vector<StepInput>& steps) {
     for (size_t s = 0; s < steps.size(); ++s) {
       TFD_ASSIGN_OR_RETURN(Batch batch, Unpack(steps[s][replica], true, "Fit"));
       Tensor y_pred;
-      std::vector<Tensor> grads;
-      std::vector<Weight> vars;
       {
         GradientTape tape;
         TFD_ASSIGN_OR_RETURN(y_pred, Call(batch.x, /*training=*/true));
@@ -116,14 +114,12 @@ absl::Status Model::TrainExecution(const std::vector<StepInput>& steps) {
         TFD_ASSIGN_OR_RETURN(Tensor loss, compiled_loss_->Call(batch.y, y_pred,
                                                                batch.sample_weight));
         // Read after the call: the first call builds the model.
-        vars = TrainableVariables();
-        if (!vars.empty()) {
-          // Scaled and unscaled when the optimizer is a LossScaleOptimizer.
-          TFD_ASSIGN_OR_RETURN(grads, ComputeScaledGradients(*optimizer_, tape, loss,
-                                                             LocalVariables(vars)));
-        }
+        const std::vector<Weight> vars = TrainableVariables();
+        // Differentiates and applies, all-reducing the gradients during
+        // the backward pass when the strategy overlaps (optimizer.h); a
+        // LossScaleOptimizer scales and unscales.
+        if (!vars.empty()) TFD_RETURN_IF_ERROR(optimizer_->Minimize(loss, vars, tape));
       }
-      if (!vars.empty()) TFD_RETURN_IF_ERROR(optimizer_->ApplyGradients(grads, vars));
       TFD_RETURN_IF_ERROR(MaybeBuildMetrics(ctx, build_metrics && s == 0, batch.y, y_pred));
       // Compile's metrics ignore sample weights, as Keras's `metrics`.
       TFD_RETURN_IF_ERROR(compiled_metrics_->Update(batch.y, y_pred));

@@ -10,6 +10,7 @@
 #include "core/framework/kernel.h"
 #include "core/framework/status.h"
 #include "core/nn/clip_ops.h"
+#include "core/nn/gradient_all_reduce.h"
 #include "core/nn/multi_tensor_update_plan.h"
 
 namespace tfd {
@@ -342,8 +343,57 @@ absl::Status Optimizer::ApplyGradients(absl::Span<const Tensor> grads,
   ReplicaContext* ctx = distribute::CurrentReplicaContext();
   if (ctx != nullptr) {
     // One call for all gradients, so that the strategy can bucket them.
-    TFD_ASSIGN_OR_RETURN(kept, ctx->AllReduce(distribute::ReduceOp::kSum, std::move(kept)));
+    TFD_ASSIGN_OR_RETURN(kept, AllReduceGradients(*ctx, std::move(kept)));
   }
+  return ApplyReducedGradients(std::move(kept), std::move(kept_vars), vars);
+}
+
+absl::Status Optimizer::Minimize(const Tensor& loss,
+                                 const std::vector<std::shared_ptr<DistributedVariable>>& vars,
+                                 GradientTape& tape) {
+  std::vector<DistributedVariable*> raw;
+  for (const auto& v : vars) raw.push_back(v.get());
+  return Minimize(loss, raw, tape);
+}
+
+absl::Status Optimizer::Minimize(const Tensor& loss, absl::Span<DistributedVariable* const> vars,
+                                 GradientTape& tape) {
+  ReplicaContext* ctx = distribute::CurrentReplicaContext();
+  std::optional<std::string> why_not = "not in a replica context";
+  if (ctx != nullptr) {
+    TFD_ASSIGN_OR_RETURN(why_not, WhyNotOverlap(*ctx, tape, loss, vars));
+  }
+  if (why_not.has_value()) {
+    // The plain path: the whole backward pass, then ApplyGradients.
+    std::vector<const Variable*> sources;
+    for (DistributedVariable* v : vars) {
+      if (v == nullptr) return InvalidArgument(name_, ": Minimize: a variable is null");
+      sources.push_back(&v->Local());
+    }
+    TFD_ASSIGN_OR_RETURN(std::vector<Tensor> grads, tape.Gradient(loss, sources));
+    tape.StopRecording();
+    return ApplyGradients(grads, vars);
+  }
+  TFD_ASSIGN_OR_RETURN(std::vector<Tensor> reduced, AllReduceDuringBackward(*ctx, tape, loss, vars));
+  tape.StopRecording();
+  std::vector<Tensor> kept;
+  std::vector<DistributedVariable*> kept_vars;
+  for (size_t i = 0; i < vars.size(); ++i) {
+    if (!reduced[i].defined()) continue;
+    kept.push_back(std::move(reduced[i]));
+    kept_vars.push_back(vars[i]);
+  }
+  if (kept.empty()) {
+    return InvalidArgument(name_, ": No gradients provided for any variable: [",
+                           absl::StrJoin(Names(vars), ", "), "].");
+  }
+  return ApplyReducedGradients(std::move(kept), std::move(kept_vars), vars);
+}
+
+absl::Status Optimizer::ApplyReducedGradients(std::vector<Tensor> kept,
+                                              std::vector<DistributedVariable*> kept_vars,
+                                              absl::Span<DistributedVariable* const> vars) {
+  ReplicaContext* ctx = distribute::CurrentReplicaContext();
   if (!built()) {
     // Keras builds for every variable passed, with or without a gradient.
     auto build = [this, vars]() { return BuildLocked(vars); };

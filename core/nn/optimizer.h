@@ -24,6 +24,22 @@
 //      to 48 of them, instead of one op each (multi_tensor_update_plan.h);
 //      host variables keep their op each;
 //   5. iterations += 1.
+// In a replica context the gradients go to the all-reduce in reverse
+// variable order (Note [Gradient all-reduce order],
+// gradient_all_reduce.h).
+//
+// Minimize(loss, vars, tape) (Keras's optimizer.minimize) differentiates
+// and applies in one call. In a replica context of a strategy whose
+// CommunicationOptions::overlap_backward_pass is on, it starts the
+// gradient all-reduce before the backward pass and hands each gradient in
+// as soon as the tape reports it final, so the collectives reduce the
+// last layers' buckets while the first layers are still differentiated
+// (PyTorch DDP's bucketed hooks; TensorFlow's CollectiveAllReduce with
+// gradient packing); the results are the same bits as without overlap.
+// It takes the plain path (tape.Gradient, then ApplyGradients) when
+// overlap is off, outside a replica context, when some variable gets no
+// gradient, and when the backward pass communicates itself (synchronized
+// batch normalization). LossScaleOptimizer always takes the plain path.
 // A variable with one component per replica (mirrored) is updated by each
 // replica on its own component, with the same all-reduced gradient, which
 // keeps the copies identical. A variable with a single component (central
@@ -58,6 +74,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
+#include "core/autodiff/gradient_tape.h"
 #include "core/distribute/distributed_variable.h"
 #include "core/framework/attr_value.h"
 #include "core/framework/tensor.h"
@@ -113,6 +130,18 @@ class Optimizer {
                                       absl::Span<DistributedVariable* const> vars);
   absl::Status ApplyGradients(absl::Span<const Tensor> grads,
                               const std::vector<std::shared_ptr<DistributedVariable>>& vars);
+
+  // Differentiates `loss` with respect to `vars` (this replica's
+  // components) on `tape` and applies the step (see the file comment).
+  // `tape` must have recorded `loss` and still be recording (a
+  // LossScaleOptimizer scales the loss on it); it is used up (one
+  // Gradient call) and stops recording. Errors: those of
+  // tape.Gradient and ApplyGradients.
+  virtual absl::Status Minimize(const Tensor& loss, absl::Span<DistributedVariable* const> vars,
+                                GradientTape& tape);
+  absl::Status Minimize(const Tensor& loss,
+                        const std::vector<std::shared_ptr<DistributedVariable>>& vars,
+                        GradientTape& tape);
 
   // The step counter; null before Build.
   virtual std::shared_ptr<DistributedVariable> iterations() const;
@@ -200,6 +229,12 @@ class Optimizer {
   };
 
   absl::Status BuildLocked(absl::Span<DistributedVariable* const> vars);
+  // Steps 3-5 of ApplyGradients on gradients already summed across
+  // replicas: kept[i] (defined) for kept_vars[i]; `vars` are all the
+  // variables of the call (the optimizer builds for all of them).
+  absl::Status ApplyReducedGradients(std::vector<Tensor> kept,
+                                     std::vector<DistributedVariable*> kept_vars,
+                                     absl::Span<DistributedVariable* const> vars);
   // One variable component to update with `grad`.
   struct ComponentUpdate {
     const Tensor* grad;

@@ -7,7 +7,8 @@
 //   --strategy=mirrored       MirroredStrategy with --replicas CPU replicas,
 // optionally with a BackupAndRestore callback (--backup_dir, --save_freq: 0
 // for every epoch, else every N steps). --step_delay_ms pauses after each
-// step so that a test can kill a worker mid-epoch.
+// step so that a test can kill a worker mid-epoch. --overlap (1 by
+// default) and --bytes_per_pack set the strategy's CommunicationOptions.
 //
 // Writes to --out (".worker<rank>" appended under multi_worker): "loss
 // <epoch> <value>" for each epoch of the History, "steps_trained <n>" (the
@@ -48,6 +49,8 @@ struct Flags {
   int startup_timeout_s = 30;
   int step_delay_ms = 0;
   int save_freq = 0;
+  int overlap = 1;
+  int bytes_per_pack = 0;
   std::string backup_dir;
   std::string out;
 };
@@ -62,7 +65,9 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
        {"global_batch", &flags.global_batch},
        {"startup_timeout_s", &flags.startup_timeout_s},
        {"step_delay_ms", &flags.step_delay_ms},
-       {"save_freq", &flags.save_freq}},
+       {"save_freq", &flags.save_freq},
+       {"overlap", &flags.overlap},
+       {"bytes_per_pack", &flags.bytes_per_pack}},
       {{"strategy", &flags.strategy}, {"backup_dir", &flags.backup_dir}, {"out", &flags.out}}));
   if (flags.out.empty()) return InvalidArgument("--out is required");
   return flags;
@@ -85,9 +90,13 @@ class StepCounter : public nn::Callback {
 
 absl::Status Train(const Flags& flags) {
   distribute::MultiWorkerMirroredStrategy* multi_worker = nullptr;
+  distribute::CommunicationOptions communication;
+  communication.overlap_backward_pass = flags.overlap != 0;
+  communication.bytes_per_pack = flags.bytes_per_pack;
   TFD_ASSIGN_OR_RETURN(std::unique_ptr<distribute::Strategy> strategy,
                        multiworker_test::MakeWorkerStrategy(flags.strategy, flags.replicas,
-                                                            flags.startup_timeout_s, &multi_worker));
+                                                            flags.startup_timeout_s, &multi_worker,
+                                                            communication));
 
   TFD_ASSIGN_OR_RETURN(std::vector<Tensor> xy,
                        multiworker_test::LoadFashionMnistTestRows(static_cast<int64_t>(flags.steps) * flags.global_batch));

@@ -50,14 +50,21 @@ absl::StatusOr<std::vector<Tensor>> LoadFashionMnistTestRows(int64_t rows) {
 
 absl::StatusOr<std::unique_ptr<distribute::Strategy>> MakeWorkerStrategy(
     const std::string& name, int replicas, int startup_timeout_s,
-    distribute::MultiWorkerMirroredStrategy** multi_worker) {
+    distribute::MultiWorkerMirroredStrategy** multi_worker,
+    const distribute::CommunicationOptions& communication) {
   *multi_worker = nullptr;
-  if (name == "mirrored") return distribute::MirroredStrategy::WithCpuReplicas(replicas);
+  if (name == "mirrored") {
+    distribute::ReplicatedStrategyOptions mirrored;
+    mirrored.communication.overlap_backward_pass = communication.overlap_backward_pass;
+    mirrored.communication.bytes_per_pack = communication.bytes_per_pack;
+    return distribute::MirroredStrategy::WithCpuReplicas(replicas, mirrored);
+  }
   if (name != "multi_worker") {
     return InvalidArgument("--strategy must be multi_worker or mirrored, got ", name);
   }
   distribute::MultiWorkerMirroredStrategyOptions options;
   options.startup_timeout = absl::Seconds(startup_timeout_s);
+  options.communication = communication;
   options.communication.timeout = absl::Seconds(30);
   options.heartbeat_interval = absl::Milliseconds(250);
   options.heartbeat_timeout = absl::Seconds(5);

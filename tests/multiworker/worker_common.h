@@ -33,11 +33,13 @@ absl::StatusOr<std::vector<Tensor>> LoadFashionMnistTestRows(int64_t rows);
 // The strategy a worker process trains under: "multi_worker" (this task
 // of the TF_CONFIG job, with `replicas` local replicas and the tests' short
 // timeouts; `*multi_worker` is set to it) or "mirrored" (`replicas` CPU
-// replicas in one process; `*multi_worker` is null). INVALID_ARGUMENT for
-// another name.
+// replicas in one process; `*multi_worker` is null). `communication`'s
+// overlap_backward_pass and bytes_per_pack apply to both (the timeout is
+// the tests' own). INVALID_ARGUMENT for another name.
 absl::StatusOr<std::unique_ptr<distribute::Strategy>> MakeWorkerStrategy(
     const std::string& name, int replicas, int startup_timeout_s,
-    distribute::MultiWorkerMirroredStrategy** multi_worker);
+    distribute::MultiWorkerMirroredStrategy** multi_worker,
+    const distribute::CommunicationOptions& communication = {});
 
 // Writes the results file: "loss <i> <value>" per entry of `losses`,
 // "steps_trained <steps>" unless `steps` is negative, then "<weight> <n>"

@@ -110,10 +110,10 @@ absl::StatusOr<Tensor> CustomTrainingLoop::TrainStep(const data::Element& batch,
   TFD_ASSIGN_OR_RETURN(Tensor logits, model_->Call(images, /*training=*/true));
   TFD_ASSIGN_OR_RETURN(Tensor per_example, loss_object_.Call(labels, logits));
   // Divided by the global batch, so that summing the replicas' gradients
-  // (ApplyGradients all-reduces with SUM) gives the global batch's mean.
+  // (Minimize all-reduces with SUM, during the backward pass when the
+  // strategy overlaps) gives the global batch's mean.
   TFD_ASSIGN_OR_RETURN(Tensor loss, nn::ComputeAverageLoss(per_example, global_batch_size));
-  TFD_ASSIGN_OR_RETURN(std::vector<Tensor> grads, tape.Gradient(loss, nn::LocalVariables(vars)));
-  TFD_RETURN_IF_ERROR(optimizer_->ApplyGradients(grads, vars));
+  TFD_RETURN_IF_ERROR(optimizer_->Minimize(loss, vars, tape));
   TFD_RETURN_IF_ERROR(train_accuracy_->Update(labels, logits));
   return loss;
 }

@@ -4,9 +4,9 @@
 //
 //   train_step(inputs)            on each replica: forward under a tape,
 //                                 per-example loss, ComputeAverageLoss over
-//                                 the GLOBAL batch, gradients,
-//                                 optimizer.ApplyGradients (which all-reduces
-//                                 them), train accuracy;
+//                                 the GLOBAL batch, optimizer.Minimize
+//                                 (gradients all-reduced during the backward
+//                                 pass, then applied), train accuracy;
 //   DistributedTrainStep(inputs)  strategy.Run(train_step), then
 //                                 strategy.Reduce(SUM) of the replicas'
 //                                 losses: the global batch's mean loss;

@@ -69,6 +69,12 @@ struct CommunicationOptions {
   int64_t bytes_per_pack = 0;
   // The longest any wait of the collective may last.
   absl::Duration timeout = absl::Minutes(5);
+  // Whether the optimizer's gradient all-reduce starts during the backward
+  // pass (Optimizer::Minimize): each bucket is reduced as soon as its
+  // gradients are final, while the rest of the backward pass runs, as
+  // PyTorch DDP's bucketed hooks do. Results are the same bits either
+  // way; only the replicated strategies read it.
+  bool overlap_backward_pass = true;
 };
 constexpr int64_t kDefaultBytesPerPack = 4 << 20;
 
