@@ -66,6 +66,8 @@ ps::OptimizerConfig ToConfig(const RemoteUpdateRule& rule) {
   config.set_rho(rule.rho);
   config.set_centered(rule.centered);
   config.set_initial_accumulator_value(rule.initial_accumulator_value);
+  config.set_amsgrad(rule.amsgrad);
+  config.set_weight_decay(rule.weight_decay);
   return config;
 }
 

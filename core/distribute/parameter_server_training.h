@@ -29,8 +29,9 @@ namespace tfd {
 namespace distribute {
 
 // The optimizer a ps applies to the gradients it receives: Keras's SGD
-// (momentum, nesterov), Adam, RMSprop (rho, momentum, centered) or Adagrad
-// (initial_accumulator_value), at the learning rate of this step.
+// (momentum, nesterov), Adam (amsgrad), RMSprop (rho, momentum, centered)
+// or Adagrad (initial_accumulator_value), at the learning rate of this
+// step, after decoupled weight decay when weight_decay > 0 (AdamW).
 struct RemoteUpdateRule {
   enum class Kind { kSgd, kAdam, kRmsProp, kAdagrad };
   Kind kind = Kind::kSgd;
@@ -38,13 +39,15 @@ struct RemoteUpdateRule {
   float momentum = 0;
   bool nesterov = false;
   float beta_1 = 0.9f, beta_2 = 0.999f, epsilon = 1e-7f;
+  bool amsgrad = false;
   float rho = 0.9f;
   bool centered = false;
   float initial_accumulator_value = 0.1f;
+  float weight_decay = 0;
 };
 
 // What a ps keeps for the optimizer of one variable: the rule's slots in
-// Keras's order (SGD with momentum: "m"; Adam: "m", "v"; RMSprop:
+// Keras's order (SGD with momentum: "m"; Adam: "m", "v"[, "vhat"]; RMSprop:
 // "velocity", ["momentum",] ["average_gradient"]; Adagrad: "accumulator"),
 // each of the variable's shape, and the updates applied so far.
 struct RemoteOptimizerState {
@@ -104,7 +107,8 @@ class ParameterServerTraining {
   // Chief: queues `function` reading iterator `iterator_id` (0: none).
   virtual std::shared_ptr<RemoteValue> Schedule(const std::string& function,
                                                 int64_t iterator_id) = 0;
-  // Chief: waits for every scheduled function; the first error.
+  // Chief: waits for every scheduled function; the first error since the
+  // last Join, which it then forgets (TensorFlow's coordinator.join()).
   virtual absl::Status Join() = 0;
   virtual int num_live_workers() const = 0;
 

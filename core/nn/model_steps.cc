@@ -217,9 +217,57 @@ absl::StatusOr<std::vector<Tensor>> Model::RemoteTrainStep(
   }
   if (defined.empty()) return InvalidArgument("Fit: no gradient reaches the model's variables");
   TFD_ASSIGN_OR_RETURN(defined, optimizer_->ClipGradients(std::move(defined)));
+  // Variables left out of weight decay get the rule without it: one call
+  // per rule.
+  std::vector<Tensor> undecayed_grads;
+  std::vector<DistributedVariable*> undecayed;
+  if (rule.weight_decay > 0) {
+    size_t kept = 0;
+    for (size_t i = 0; i < updated.size(); ++i) {
+      if (optimizer_->DecaysWeight(*updated[i])) {
+        defined[kept] = std::move(defined[i]);
+        updated[kept++] = updated[i];
+      } else {
+        undecayed_grads.push_back(std::move(defined[i]));
+        undecayed.push_back(updated[i]);
+      }
+    }
+    defined.resize(kept);
+    updated.resize(kept);
+  }
   TFD_RETURN_IF_ERROR(ps.ApplyGradients(defined, updated, rule));
+  if (!undecayed.empty()) {
+    distribute::RemoteUpdateRule without_decay = rule;
+    without_decay.weight_decay = 0;
+    TFD_RETURN_IF_ERROR(ps.ApplyGradients(undecayed_grads, undecayed, without_decay));
+  }
   if (!compiled_metrics_->built()) TFD_RETURN_IF_ERROR(compiled_metrics_->Build(batch.y, y_pred));
   TFD_RETURN_IF_ERROR(compiled_metrics_->Update(batch.y, y_pred));
+  return MetricStates();
+}
+
+absl::StatusOr<std::vector<Tensor>> Model::RemoteTestStep(distribute::ParameterServerTraining& ps,
+                                                          data::Iterator* iterator) {
+  if (iterator == nullptr) return InvalidArgument("test_step needs the worker's iterator");
+  distribute::StrategyScope scope(&strategy());
+  distribute::BuiltinTrainingLoopScope builtin_loop;
+  TFD_ASSIGN_OR_RETURN(std::optional<data::Element> element, iterator->GetNext());
+  if (!element) return absl::OutOfRangeError("the worker's evaluation dataset is exhausted");
+  TFD_ASSIGN_OR_RETURN(Batch batch, Unpack(*element, true, "Evaluate"));
+  TFD_RETURN_IF_ERROR(ResetMetrics());
+  std::vector<DistributedVariable*> raw;
+  for (const Weight& w : weights()) raw.push_back(w.get());
+  TFD_RETURN_IF_ERROR(ps.PullVariables(raw));
+  TFD_ASSIGN_OR_RETURN(Tensor y_pred, Call(batch.x, /*training=*/false));
+  TFD_RETURN_IF_ERROR(MatchDtypeAndRank(y_pred, &batch));
+  TFD_RETURN_IF_ERROR(compiled_loss_->Call(batch.y, y_pred, batch.sample_weight).status());
+  if (!compiled_metrics_->built()) TFD_RETURN_IF_ERROR(compiled_metrics_->Build(batch.y, y_pred));
+  // Compile's metrics ignore sample weights, as in TestExecution.
+  TFD_RETURN_IF_ERROR(compiled_metrics_->Update(batch.y, y_pred));
+  return MetricStates();
+}
+
+absl::StatusOr<std::vector<Tensor>> Model::MetricStates() const {
   std::vector<Tensor> states;
   std::vector<const Metric*> metrics = {&compiled_loss_->tracker()};
   for (const auto& metric : compiled_metrics_->metrics()) metrics.push_back(metric.get());
