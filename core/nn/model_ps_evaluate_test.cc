@@ -4,7 +4,6 @@
 // The validation data is one fixed batch, repeated: whichever worker reads
 // whichever batch, the steps' summed states give exactly that batch's
 // loss and accuracy, which the chief's own Evaluate checks.
-#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,21 +20,6 @@ namespace nn {
 namespace {
 
 using ::testing::HasSubstr;
-
-// 16 fixed rows, labelled as Rows labels them, `repeats` times (-1:
-// forever) in batches of 16.
-absl::StatusOr<data::DatasetPtr> FixedBatch(int64_t repeats) {
-  Tensor x(DT_FLOAT, {16, 4});
-  Tensor y(DT_INT32, {16});
-  for (int64_t i = 0; i < 16 * 4; ++i) x.data<float>()[i] = static_cast<float>((i * 7) % 13) / 6 - 1;
-  for (int64_t i = 0; i < 16; ++i) {
-    const float* row = x.data<float>() + 4 * i;
-    y.data<int32_t>()[i] = static_cast<int32_t>(std::max_element(row, row + 3) - row);
-  }
-  TFD_ASSIGN_OR_RETURN(data::DatasetPtr rows, data::FromTensorSlices({x, y}));
-  TFD_ASSIGN_OR_RETURN(rows, data::Batch(rows, 16, false));
-  return data::Repeat(rows, repeats);
-}
 
 DatasetCreator Validation(int64_t repeats) {
   return {"validation", [repeats](const data::InputContext&) { return FixedBatch(repeats); }};

@@ -34,6 +34,19 @@ DatasetCreator Creator() {
   return {"rows", [](const data::InputContext& ctx) { return Rows(ctx.input_pipeline_id() + 1); }};
 }
 
+absl::StatusOr<data::DatasetPtr> FixedBatch(int64_t repeats) {
+  Tensor x(DT_FLOAT, {16, 4});
+  Tensor y(DT_INT32, {16});
+  for (int64_t i = 0; i < 16 * 4; ++i) x.data<float>()[i] = static_cast<float>((i * 7) % 13) / 6 - 1;
+  for (int64_t i = 0; i < 16; ++i) {
+    const float* row = x.data<float>() + 4 * i;
+    y.data<int32_t>()[i] = static_cast<int32_t>(std::max_element(row, row + 3) - row);
+  }
+  TFD_ASSIGN_OR_RETURN(data::DatasetPtr rows, data::FromTensorSlices({x, y}));
+  TFD_ASSIGN_OR_RETURN(rows, data::Batch(rows, 16, false));
+  return data::Repeat(rows, repeats);
+}
+
 absl::StatusOr<std::shared_ptr<Sequential>> BuildModel(std::shared_ptr<Optimizer> optimizer) {
   SetRandomSeed(3);
   TFD_ASSIGN_OR_RETURN(

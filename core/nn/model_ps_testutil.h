@@ -40,6 +40,11 @@ absl::StatusOr<data::DatasetPtr> Rows(int seed);
 // The training data: each worker shuffles with its own seed.
 DatasetCreator Creator();
 
+// 16 fixed rows, labelled as Rows labels them, `repeats` times (-1:
+// forever) in batches of 16: every batch the same, whichever worker reads
+// it.
+absl::StatusOr<data::DatasetPtr> FixedBatch(int64_t repeats);
+
 // Builds and compiles the model in the current strategy's scope.
 absl::StatusOr<std::shared_ptr<Sequential>> BuildModel(std::shared_ptr<Optimizer> optimizer);
 
@@ -83,17 +88,18 @@ class PsJobTest : public ::testing::Test {
   }
 
   // Starts both workers: each builds and compiles the model in its
-  // strategy's scope and serves its train step, its test step and the
-  // datasets of `evaluation`.
+  // strategy's scope and serves its train step over `train`, its test
+  // step and the datasets of `evaluation`.
   void StartWorkers(std::function<std::shared_ptr<Optimizer>()> optimizer,
-                    const std::vector<DatasetCreator>& evaluation = {}) {
+                    const std::vector<DatasetCreator>& evaluation = {},
+                    const DatasetCreator& train = Creator()) {
     for (int i = 0; i < 2; ++i) {
       workers_.push_back(Strategy("worker", i));
       ASSERT_NE(workers_.back(), nullptr);
       distribute::StrategyScope scope(workers_.back().get());
       auto model = BuildModel(optimizer());
       ASSERT_TRUE(model.ok()) << model.status();
-      auto serving = (*model)->ServeTrainSteps(Creator(), evaluation);
+      auto serving = (*model)->ServeTrainSteps(train, evaluation);
       ASSERT_TRUE(serving.ok()) << serving.status();
       worker_models_.push_back(*model);
       serving_.push_back(*std::move(serving));

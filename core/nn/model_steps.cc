@@ -225,7 +225,7 @@ absl::StatusOr<std::vector<Tensor>> Model::RemoteTrainStep(
     size_t kept = 0;
     for (size_t i = 0; i < updated.size(); ++i) {
       if (optimizer_->DecaysWeight(*updated[i])) {
-        defined[kept] = std::move(defined[i]);
+        if (kept != i) defined[kept] = std::move(defined[i]);
         updated[kept++] = updated[i];
       } else {
         undecayed_grads.push_back(std::move(defined[i]));
