@@ -71,8 +71,18 @@ class ParameterServerTraining {
   virtual bool is_chief() const = 0;
 
   // Whether `variable` lives on the ps tasks (the trainable float32
-  // variables made in the strategy's scope); others stay in this process.
+  // variables made in the strategy's scope, and those given to
+  // MakeRemote); others stay in this process.
   virtual bool IsRemote(const DistributedVariable& variable) const = 0;
+  // Places `variables` (float32, made in this strategy's scope) on the ps
+  // tasks too, those not there yet: the model's non-trainable state, which
+  // TensorFlow keeps on the ps with the rest of the scope's variables. A
+  // variable is created there with its local value unless another task
+  // made it first (whose value stays); the local copies are left alone
+  // (PushVariables and PullVariables move values). UNIMPLEMENTED for
+  // another dtype or a variable with several components.
+  virtual absl::Status MakeRemote(
+      absl::Span<const std::shared_ptr<DistributedVariable>> variables) = 0;
   // Reads the ps's values of the remote variables among `variables` into
   // their local copies (the others are left alone).
   virtual absl::Status PullVariables(absl::Span<DistributedVariable* const> variables) = 0;
@@ -100,6 +110,14 @@ class ParameterServerTraining {
   virtual absl::Status ApplyGradients(absl::Span<const Tensor> grads,
                                       absl::Span<DistributedVariable* const> variables,
                                       const RemoteUpdateRule& rule) = 0;
+
+  // value -= deltas[i] on the ps for variables[i] (skipping undefined
+  // deltas), each atomically: how a worker's step writes the state its
+  // layers update (BatchNormalization's moving statistics), as
+  // TensorFlow's assign_sub on a ps variable. FAILED_PRECONDITION for a
+  // variable that is not remote.
+  virtual absl::Status AssignSubVariables(absl::Span<const Tensor> deltas,
+                                          absl::Span<DistributedVariable* const> variables) = 0;
 
   // Chief: a fresh iterator on every worker over its dataset `dataset`;
   // returns its id for Schedule.

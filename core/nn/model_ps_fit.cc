@@ -42,6 +42,21 @@
 // Workers train asynchronously: each step reads the values current when
 // it starts, so the result depends on timing, as in TensorFlow.
 //
+// Note [State on parameter servers]
+// TensorFlow creates every variable of the strategy's scope on the ps,
+// non-trainable ones too, and BatchNormalization's moving statistics are
+// updated there by assign ops the workers run. tfd does the same for the
+// model's weights: PushToParameterServers and ServeTrainSteps place the
+// non-trainable weights on the ps (MakeRemote; the trainable ones are
+// there from their creation), a worker's step pulls them with the
+// trainable ones and sends what its forward pass changed as value -=
+// (before - after), and the chief's pulls bring them back, so its
+// evaluation and checkpoints see the job's statistics. A non-trainable
+// weight the ps cannot hold (not float32) is UNIMPLEMENTED rather than
+// left to drift apart per process. Metrics and optimizer slots are not
+// model weights: the steps return the metrics' states, and the ps keeps
+// the slots with their variable.
+//
 // A custom loop on the chief (the C API's TFD_Coordinator) uses the same
 // pieces in its own order: PushToParameterServers once, ScheduleTrainStep
 // as often as it likes, JoinTrainSteps where TensorFlow's loop calls
@@ -267,7 +282,12 @@ absl::Status Model::PushToParameterServers() {
                               "strategy's scope");
   }
   distribute::StrategyScope scope(&strategy());
-  TFD_RETURN_IF_ERROR(ps->PushVariables(Raw(trainable)));
+  // The non-trainable weights live on the ps too, as TensorFlow places
+  // every variable of the scope there: the workers' steps update
+  // BatchNormalization's moving statistics there (Note [State on
+  // parameter servers]).
+  TFD_RETURN_IF_ERROR(ps->MakeRemote(non_trainable_weights()));
+  TFD_RETURN_IF_ERROR(ps->PushVariables(Raw(weights())));
   // An optimizer built before training was restored from a checkpoint (or
   // trained before): the ps continues from it. A new one takes the ps's
   // state.
@@ -308,8 +328,9 @@ absl::StatusOr<std::unique_ptr<distribute::WorkerServing>> Model::ServeTrainStep
     return InvalidArgument("ServeTrainSteps: the DatasetCreator needs a name and a function");
   }
   // Refused here rather than at the first step: an optimizer the ps
-  // cannot apply.
+  // cannot apply, state it cannot hold.
   TFD_RETURN_IF_ERROR(RemoteUpdateRuleFor(*optimizer_).status());
+  TFD_RETURN_IF_ERROR(ps->MakeRemote(non_trainable_weights()));
   ps::WorkerFunctions functions;
   const data::InputContext context(ps->num_worker_tasks(), ps->worker_index(), 1);
   functions.datasets[creator.name] = [creator, context]() { return creator.function(context); };

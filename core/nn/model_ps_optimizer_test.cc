@@ -1,8 +1,9 @@
-// The optimizers a parameter server applies take the steps the local
-// optimizer takes: a parameter-server job in this process
-// (model_ps_testutil.h) trains N steps one at a time, and the same model
-// under OneDeviceStrategy fits the same N batches; values and slots agree
-// within 1e-6.
+// A parameter-server job takes the steps a single process takes: the
+// optimizers the ps applies (weight decay, amsgrad) and the state the
+// workers' steps update there (BatchNormalization's moving statistics).
+// The job (model_ps_testutil.h) trains N steps one at a time, and the same
+// model under OneDeviceStrategy fits the same N batches; every weight and
+// slot agrees within 1e-6.
 //
 // Every batch is the same one (FixedBatch), and the chief waits for each
 // step before it schedules the next, so the job's steps are sequential
@@ -15,7 +16,12 @@
 #include "core/distribute/one_device_strategy.h"
 #include "core/distribute/parameter_server_strategy.h"
 #include "core/framework/device.h"
+#include "core/kernels/random_seed.h"
 #include "core/nn/adam.h"
+#include "core/nn/batch_normalization.h"
+#include "core/nn/dense.h"
+#include "core/nn/input_layer.h"
+#include "core/nn/losses.h"
 #include "core/nn/model_ps_testutil.h"
 #include "core/nn/rmsprop.h"
 #include "core/nn/sgd.h"
@@ -58,7 +64,7 @@ class ModelPsOptimizerTest : public PsJobTest {
     float initial = 0;
     {
       distribute::StrategyScope scope(chief.get());
-      auto model = BuildModel(make());
+      auto model = build_model_(make());
       ASSERT_TRUE(model.ok()) << model.status();
       remote = *model;
       initial = remote->TrainableVariables()[0]->component(0).Peek().flat<float>()[0];
@@ -77,7 +83,7 @@ class ModelPsOptimizerTest : public PsJobTest {
     auto one_device = distribute::OneDeviceStrategy::Create(HostDevice());
     ASSERT_TRUE(one_device.ok()) << one_device.status();
     distribute::StrategyScope scope(one_device->get());
-    auto local = BuildModel(make());
+    auto local = build_model_(make());
     ASSERT_TRUE(local.ok()) << local.status();
     FitOptions options;
     options.verbose = 0;
@@ -86,13 +92,19 @@ class ModelPsOptimizerTest : public PsJobTest {
 
     ASSERT_EQ(*(*local)->optimizer()->Iterations(), kSteps);
     ASSERT_EQ(*remote->optimizer()->Iterations(), kSteps);
+    // Trained at all: the weights moved from where both started.
+    EXPECT_NE(remote->TrainableVariables()[0]->component(0).Peek().flat<float>()[0], initial);
+    // Every weight, the non-trainable state included.
+    const std::vector<Weight> all_expected = (*local)->weights();
+    const std::vector<Weight> all_actual = remote->weights();
+    ASSERT_EQ(all_actual.size(), all_expected.size());
+    for (size_t v = 0; v < all_actual.size(); ++v) {
+      ExpectClose(*all_actual[v], *all_expected[v], all_actual[v]->name());
+    }
     const std::vector<Weight> expected = (*local)->TrainableVariables();
     const std::vector<Weight> actual = remote->TrainableVariables();
     ASSERT_EQ(actual.size(), expected.size());
-    // Trained at all: the weights moved from where both started.
-    EXPECT_NE(actual[0]->component(0).Peek().flat<float>()[0], initial);
     for (size_t v = 0; v < actual.size(); ++v) {
-      ExpectClose(*actual[v], *expected[v], actual[v]->name());
       for (const std::string& slot : slot_names) {
         auto remote_slot = remote->optimizer()->GetSlot(*actual[v], slot);
         auto local_slot = (*local)->optimizer()->GetSlot(*expected[v], slot);
@@ -149,6 +161,40 @@ TEST_F(ModelPsOptimizerTest, RmsPropWithWeightDecayAsTheLocalOptimizer) {
         return std::shared_ptr<Optimizer>(*RMSprop::Create(options));
       },
       {"velocity", "average_gradient"});
+}
+
+// Dense -> BatchNormalization -> Dense: the moving statistics the
+// workers' steps update live on the ps, and end as the local Fit's.
+absl::StatusOr<std::shared_ptr<Sequential>> BuildNormalizedModel(
+    std::shared_ptr<Optimizer> optimizer) {
+  SetRandomSeed(3);
+  BatchNormalizationOptions bn;
+  bn.Name("bn");
+  bn.momentum = 0.5;
+  TFD_ASSIGN_OR_RETURN(
+      auto model,
+      Sequential::Make({MakeInputLayer({kNone, 4}),
+                        std::make_shared<Dense>(16, DenseOptions().Activation("relu").Name("hidden")),
+                        std::make_shared<BatchNormalization>(bn),
+                        std::make_shared<Dense>(3, DenseOptions().Name("logits"))}));
+  SparseCategoricalCrossentropy::Options loss;
+  loss.from_logits = true;
+  CompileOptions compile;
+  compile.optimizer = std::move(optimizer);
+  compile.loss = std::make_shared<SparseCategoricalCrossentropy>(loss);
+  TFD_RETURN_IF_ERROR(model->Compile(std::move(compile)));
+  return model;
+}
+
+TEST_F(ModelPsOptimizerTest, MovingStatisticsLiveOnThePs) {
+  build_model_ = BuildNormalizedModel;
+  ExpectSameAsOneDevice(
+      [] {
+        SGDOptions options;
+        options.learning_rate = 0.1f;
+        return std::shared_ptr<Optimizer>(*SGD::Create(options));
+      },
+      {});
 }
 
 }  // namespace

@@ -97,7 +97,7 @@ class PsJobTest : public ::testing::Test {
       workers_.push_back(Strategy("worker", i));
       ASSERT_NE(workers_.back(), nullptr);
       distribute::StrategyScope scope(workers_.back().get());
-      auto model = BuildModel(optimizer());
+      auto model = build_model_(optimizer());
       ASSERT_TRUE(model.ok()) << model.status();
       auto serving = (*model)->ServeTrainSteps(train, evaluation);
       ASSERT_TRUE(serving.ok()) << serving.status();
@@ -106,6 +106,9 @@ class PsJobTest : public ::testing::Test {
     }
   }
 
+  // How every task builds the model (the chief's test calls it too).
+  std::function<absl::StatusOr<std::shared_ptr<Sequential>>(std::shared_ptr<Optimizer>)>
+      build_model_ = BuildModel;
   std::vector<std::unique_ptr<ps::ServiceHost>> ps_;
   std::vector<int> ps_ports_, ports_;
   std::vector<std::unique_ptr<distribute::ParameterServerStrategy>> workers_;

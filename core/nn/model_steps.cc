@@ -2,6 +2,7 @@
 // Fit, Evaluate and Predict, and the metric bookkeeping around them.
 #include "absl/strings/str_cat.h"
 #include "core/autodiff/gradient_tape.h"
+#include "core/framework/execute.h"
 #include "core/framework/status.h"
 #include "core/nn/loss_scale_optimizer.h"
 #include "core/nn/losses_utils.h"
@@ -11,6 +12,26 @@
 namespace tfd {
 namespace nn {
 namespace {
+
+// What a worker's step changed of the ps's `state` (read as `before`),
+// sent as TensorFlow's assign_sub would: value -= before - after, so
+// updates of other workers in between are kept, not overwritten.
+absl::Status SendStateUpdates(distribute::ParameterServerTraining& ps,
+                              const std::vector<DistributedVariable*>& state,
+                              const std::vector<Tensor>& before) {
+  std::vector<Tensor> deltas(state.size());
+  bool changed = false;
+  for (size_t i = 0; i < state.size(); ++i) {
+    const Tensor after = state[i]->component(0).Peek();
+    // A write installs a new buffer while `before` holds the old one
+    // (variable.h): the same buffer is an unchanged value.
+    if (after.data<float>() == before[i].data<float>()) continue;
+    TFD_ASSIGN_OR_RETURN(deltas[i], Execute1("Sub", {before[i], after}));
+    changed = true;
+  }
+  if (!changed) return absl::OkStatus();
+  return ps.AssignSubVariables(deltas, state);
+}
 
 // Keras's unpack_x_y_sample_weight on one replica's element.
 struct Batch {
@@ -192,7 +213,18 @@ absl::StatusOr<std::vector<Tensor>> Model::RemoteTrainStep(
   std::vector<Weight> vars = TrainableVariables();
   std::vector<DistributedVariable*> raw;
   for (const Weight& w : vars) raw.push_back(w.get());
-  TFD_ASSIGN_OR_RETURN(const int64_t iterations, ps.PullVariablesAndIterations(raw));
+  // The state the layers update (moving statistics) lives on the ps too:
+  // pulled with the weights, and what the step changes goes back there.
+  std::vector<DistributedVariable*> state;
+  for (const Weight& w : non_trainable_weights()) {
+    if (ps.IsRemote(*w)) state.push_back(w.get());
+  }
+  std::vector<DistributedVariable*> pulled = raw;
+  pulled.insert(pulled.end(), state.begin(), state.end());
+  // The trainable variables first: the count is their optimizer's.
+  TFD_ASSIGN_OR_RETURN(const int64_t iterations, ps.PullVariablesAndIterations(pulled));
+  std::vector<Tensor> state_before;
+  for (DistributedVariable* s : state) state_before.push_back(s->component(0).Peek());
   TFD_ASSIGN_OR_RETURN(const distribute::RemoteUpdateRule rule,
                        RemoteUpdateRuleFor(*optimizer_, iterations));
   Tensor y_pred;
@@ -241,6 +273,7 @@ absl::StatusOr<std::vector<Tensor>> Model::RemoteTrainStep(
     without_decay.weight_decay = 0;
     TFD_RETURN_IF_ERROR(ps.ApplyGradients(undecayed_grads, undecayed, without_decay));
   }
+  TFD_RETURN_IF_ERROR(SendStateUpdates(ps, state, state_before));
   if (!compiled_metrics_->built()) TFD_RETURN_IF_ERROR(compiled_metrics_->Build(batch.y, y_pred));
   TFD_RETURN_IF_ERROR(compiled_metrics_->Update(batch.y, y_pred));
   return MetricStates();
