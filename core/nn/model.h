@@ -129,13 +129,18 @@ class Model : public Layer {
   // checkpoint restored into the model is where training resumes; at the
   // end of every epoch the ps's values and optimizer state are pulled
   // back into the model and its optimizer, so callbacks and checkpoints
-  // see them. Errors: as Fit; INVALID_ARGUMENT
-  // without steps_per_epoch; UNIMPLEMENTED under another strategy, for
-  // class weights, steps_per_execution > 1 and optimizers the ps cannot
-  // apply (remote_update_rule.h); INVALID_ARGUMENT for validation_split
-  // (tensors only, as Keras) or both kinds of validation data;
-  // FAILED_PRECONDITION on a worker; a step's error; UNAVAILABLE when
-  // every worker or a ps was lost.
+  // see them. The model's non-trainable weights (BatchNormalization's
+  // moving statistics) live on the ps tasks too and are updated there by
+  // the workers' steps (Note [State on parameter servers]). Errors: as
+  // Fit; INVALID_ARGUMENT without steps_per_epoch; UNIMPLEMENTED under
+  // another strategy, for class weights, steps_per_execution > 1,
+  // optimizers the ps cannot apply (remote_update_rule.h) and
+  // non-trainable weights it cannot hold (not float32); INVALID_ARGUMENT
+  // for validation_split (tensors only, as Keras), both kinds of
+  // validation data, or a LossScaleOptimizer (tf-keras refuses loss
+  // scaling under ParameterServerStrategy); FAILED_PRECONDITION on a
+  // worker; a step's error; UNAVAILABLE when every worker or a ps was
+  // lost.
   absl::StatusOr<std::shared_ptr<History>> Fit(const DatasetCreator& creator,
                                                FitOptions options = FitOptions());
   // On a worker of a ParameterServerStrategy job: serves this model's
@@ -143,11 +148,15 @@ class Model : public Layer {
   // Fit, and its test step ("test_step") with the datasets of
   // `evaluation` (the chief's validation_creator, or what it gives
   // Evaluate), until the returned service is destroyed (Wait() blocks on
-  // it). Build and Compile the model as the chief does first. The datasets
-  // are built with InputContext(num workers, this worker's index, 1).
-  // FAILED_PRECONDITION before Compile, under another strategy, or on the
-  // chief; INVALID_ARGUMENT for a creator without name or function, or two
-  // with one name; UNAVAILABLE when the worker's address cannot be served.
+  // it). Build and Compile the model as the chief does first; its
+  // non-trainable weights are placed on the ps tasks (Note [State on
+  // parameter servers]). The datasets are built with InputContext(num
+  // workers, this worker's index, 1). FAILED_PRECONDITION before Compile,
+  // under another strategy, or on the chief; INVALID_ARGUMENT for a
+  // creator without name or function, or two with one name, or a
+  // LossScaleOptimizer; UNIMPLEMENTED for an optimizer the ps cannot
+  // apply or non-trainable weights it cannot hold; UNAVAILABLE when the
+  // worker's address cannot be served.
   absl::StatusOr<std::unique_ptr<distribute::WorkerServing>> ServeTrainSteps(
       const DatasetCreator& creator, const std::vector<DatasetCreator>& evaluation = {});
 
@@ -169,8 +178,10 @@ class Model : public Layer {
   //     checkpoints see them.
   // FAILED_PRECONDITION before Compile, under another strategy, on a
   // worker, or (Push) before the model is built; UNIMPLEMENTED for an
-  // optimizer the ps cannot apply; the coordinator's errors (Join: the
-  // first step's error, UNAVAILABLE when every worker was lost).
+  // optimizer the ps cannot apply or non-trainable weights it cannot
+  // hold, INVALID_ARGUMENT for a LossScaleOptimizer; the coordinator's
+  // errors (Join: the first step's error since the last Join, UNAVAILABLE
+  // when every worker was lost).
   absl::Status PushToParameterServers();
   absl::StatusOr<std::shared_ptr<distribute::RemoteValue>> ScheduleTrainStep(int64_t iterator);
   absl::Status JoinTrainSteps();

@@ -75,7 +75,6 @@ namespace tfd {
 namespace nn {
 namespace {
 
-
 std::vector<DistributedVariable*> Raw(const std::vector<Weight>& weights) {
   std::vector<DistributedVariable*> raw;
   for (const Weight& w : weights) raw.push_back(w.get());

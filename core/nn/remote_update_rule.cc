@@ -14,9 +14,13 @@ using Rule = distribute::RemoteUpdateRule;
 
 absl::StatusOr<Rule> RemoteUpdateRuleFor(const Optimizer& optimizer, int64_t iterations) {
   const std::string prefix = "ParameterServerStrategy: optimizer " + optimizer.name();
+  // tf-keras refuses loss scaling under ParameterServerStrategy
+  // (strategy_supports_loss_scaling): gradients would be unscaled per
+  // worker, not per variable. So does tfd, with its message.
   if (dynamic_cast<const LossScaleOptimizer*>(&optimizer) != nullptr) {
-    return Unimplemented(prefix, ": a LossScaleOptimizer (the mixed_float16 policy) is not "
-                         "applied on parameter servers; train in float32 or mixed_bfloat16");
+    return InvalidArgument(prefix, ": Loss scaling is not supported with the "
+                           "tf.distribute.Strategy: ParameterServerStrategy (as in TensorFlow); "
+                           "train in float32 or mixed_bfloat16");
   }
   Rule rule;
   rule.learning_rate = optimizer.learning_rate().At(iterations);

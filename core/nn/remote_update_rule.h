@@ -7,8 +7,9 @@
 // constant learning rate or a schedule (its value at the ps's update
 // count, as Keras reads `iterations` on the ps). Clipping is not part of
 // the rule: the workers clip the gradients before they send them
-// (Optimizer::ClipGradients). Anything else (a LossScaleOptimizer, other
-// optimizers) is UNIMPLEMENTED naming what.
+// (Optimizer::ClipGradients). A LossScaleOptimizer (mixed_float16) is
+// INVALID_ARGUMENT, as tf-keras refuses loss scaling under
+// ParameterServerStrategy; another optimizer is UNIMPLEMENTED.
 #ifndef TFD_CORE_NN_REMOTE_UPDATE_RULE_H_
 #define TFD_CORE_NN_REMOTE_UPDATE_RULE_H_
 
