@@ -189,7 +189,10 @@ absl::Status ClusterCoordinator::Join() {
     return pending_.empty() && running_ == 0;
   };
   mu_.Await(absl::Condition(&idle));
-  return first_error_;
+  // Reported once, as TensorFlow's coordinator raises an error in join()
+  // and clears it: the caller may go on scheduling (an evaluation that ran
+  // its workers' datasets out is followed by more training).
+  return std::exchange(first_error_, absl::OkStatus());
 }
 
 bool ClusterCoordinator::Done() const {

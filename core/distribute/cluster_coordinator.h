@@ -94,7 +94,8 @@ class ClusterCoordinator {
   // reached is left to the scheduling, which drops it.
   absl::StatusOr<PerWorkerIterator> CreatePerWorkerIterator(const std::string& dataset);
   // Waits until every scheduled function finished; the first function
-  // error, or UNAVAILABLE when every worker was lost.
+  // error since the last Join (which it then forgets, as TensorFlow's
+  // join() does), or UNAVAILABLE when every worker was lost.
   absl::Status Join();
   // True when nothing is pending or running (does not wait).
   bool Done() const;

@@ -111,6 +111,8 @@ TEST_F(ClusterCoordinatorTest, StepErrorFailsJoinAndCancelsTheRest) {
   EXPECT_EQ(first->Fetch().status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_FALSE(second->Fetch().ok());
   EXPECT_EQ(coordinator->num_live_workers(), 1);
+  // Reported once: the next Join sees only what was scheduled since.
+  EXPECT_TRUE(coordinator->Join().ok());
 }
 
 TEST_F(ClusterCoordinatorTest, UnknownFunctionIsNotFound) {

@@ -66,6 +66,8 @@ ps::OptimizerConfig ToConfig(const RemoteUpdateRule& rule) {
   config.set_rho(rule.rho);
   config.set_centered(rule.centered);
   config.set_initial_accumulator_value(rule.initial_accumulator_value);
+  config.set_amsgrad(rule.amsgrad);
+  config.set_weight_decay(rule.weight_decay);
   return config;
 }
 
@@ -131,6 +133,26 @@ absl::StatusOr<std::shared_ptr<DistributedVariable>> ParameterServerStrategy::Cr
   absl::MutexLock lock(&mu_);
   remote_[variable.get()] = Remote{variable, spec.name};
   return variable;
+}
+
+absl::Status ParameterServerStrategy::MakeRemote(
+    absl::Span<const std::shared_ptr<DistributedVariable>> variables) {
+  for (const std::shared_ptr<DistributedVariable>& variable : variables) {
+    if (variable == nullptr || IsRemote(*variable)) continue;
+    if (variable->dtype() != DT_FLOAT || variable->num_components() != 1) {
+      return Unimplemented("ParameterServerStrategy keeps float32 variables of one component on "
+                           "the parameter servers; ", variable->name(), " is ",
+                           DataTypeName(variable->dtype()), " with ",
+                           variable->num_components(), " components");
+    }
+    ps::OptimizerConfig inert;
+    inert.set_learning_rate(0);
+    TFD_RETURN_IF_ERROR(
+        ps_->CreateVariable(variable->name(), variable->component(0).Peek(), inert));
+    absl::MutexLock lock(&mu_);
+    remote_[variable.get()] = Remote{variable, variable->name()};
+  }
+  return absl::OkStatus();
 }
 
 std::string ParameterServerStrategy::RemoteName(const DistributedVariable& variable) const {
@@ -230,6 +252,20 @@ absl::Status ParameterServerStrategy::ApplyGradients(
     if (!grads[i].defined()) continue;
     TFD_ASSIGN_OR_RETURN(const std::string name, RequireRemote(*variables[i]));
     TFD_RETURN_IF_ERROR(ps_->ApplyGradient(name, grads[i], &config));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParameterServerStrategy::AssignSubVariables(
+    absl::Span<const Tensor> deltas, absl::Span<DistributedVariable* const> variables) {
+  if (deltas.size() != variables.size()) {
+    return InvalidArgument("AssignSubVariables: ", deltas.size(), " deltas for ", variables.size(),
+                           " variables");
+  }
+  for (size_t i = 0; i < variables.size(); ++i) {
+    if (!deltas[i].defined()) continue;
+    TFD_ASSIGN_OR_RETURN(const std::string name, RequireRemote(*variables[i]));
+    TFD_RETURN_IF_ERROR(ps_->AssignSub(name, deltas[i]));
   }
   return absl::OkStatus();
 }

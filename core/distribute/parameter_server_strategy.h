@@ -14,8 +14,10 @@
 // float32 variables created on the ps tasks (sharded by the partitioner;
 // every task creates them in the same order, and the first creation's
 // value wins). Each task keeps a local copy, read back from the ps when
-// created, which PullVariables refreshes. Other variables (metrics,
-// non-trainable state) stay in the task that made them. Run() runs one
+// created, which PullVariables refreshes. Model::Fit places the model's
+// non-trainable weights there too (MakeRemote); other variables (metrics,
+// optimizer slots, which the ps keeps with their variable) stay in the
+// task that made them. Run() runs one
 // replica on the calling thread against the local copies: the chief's
 // Evaluate and Predict.
 //
@@ -89,6 +91,8 @@ class ParameterServerStrategy final : public Strategy, public ParameterServerTra
   // ParameterServerTraining.
   bool is_chief() const override { return info_.task_type == TaskType::kChief; }
   bool IsRemote(const DistributedVariable& variable) const override;
+  absl::Status MakeRemote(
+      absl::Span<const std::shared_ptr<DistributedVariable>> variables) override;
   absl::Status PullVariables(absl::Span<DistributedVariable* const> variables) override;
   absl::StatusOr<int64_t> PullVariablesAndIterations(
       absl::Span<DistributedVariable* const> variables) override;
@@ -101,6 +105,8 @@ class ParameterServerStrategy final : public Strategy, public ParameterServerTra
   absl::Status ApplyGradients(absl::Span<const Tensor> grads,
                               absl::Span<DistributedVariable* const> variables,
                               const RemoteUpdateRule& rule) override;
+  absl::Status AssignSubVariables(absl::Span<const Tensor> deltas,
+                                  absl::Span<DistributedVariable* const> variables) override;
   absl::StatusOr<int64_t> CreatePerWorkerIterator(const std::string& dataset) override;
   std::shared_ptr<RemoteValue> Schedule(const std::string& function,
                                         int64_t iterator_id) override;

@@ -29,8 +29,9 @@ namespace tfd {
 namespace distribute {
 
 // The optimizer a ps applies to the gradients it receives: Keras's SGD
-// (momentum, nesterov), Adam, RMSprop (rho, momentum, centered) or Adagrad
-// (initial_accumulator_value), at the learning rate of this step.
+// (momentum, nesterov), Adam (amsgrad), RMSprop (rho, momentum, centered)
+// or Adagrad (initial_accumulator_value), at the learning rate of this
+// step, after decoupled weight decay when weight_decay > 0 (AdamW).
 struct RemoteUpdateRule {
   enum class Kind { kSgd, kAdam, kRmsProp, kAdagrad };
   Kind kind = Kind::kSgd;
@@ -38,13 +39,15 @@ struct RemoteUpdateRule {
   float momentum = 0;
   bool nesterov = false;
   float beta_1 = 0.9f, beta_2 = 0.999f, epsilon = 1e-7f;
+  bool amsgrad = false;
   float rho = 0.9f;
   bool centered = false;
   float initial_accumulator_value = 0.1f;
+  float weight_decay = 0;
 };
 
 // What a ps keeps for the optimizer of one variable: the rule's slots in
-// Keras's order (SGD with momentum: "m"; Adam: "m", "v"; RMSprop:
+// Keras's order (SGD with momentum: "m"; Adam: "m", "v"[, "vhat"]; RMSprop:
 // "velocity", ["momentum",] ["average_gradient"]; Adagrad: "accumulator"),
 // each of the variable's shape, and the updates applied so far.
 struct RemoteOptimizerState {
@@ -68,8 +71,18 @@ class ParameterServerTraining {
   virtual bool is_chief() const = 0;
 
   // Whether `variable` lives on the ps tasks (the trainable float32
-  // variables made in the strategy's scope); others stay in this process.
+  // variables made in the strategy's scope, and those given to
+  // MakeRemote); others stay in this process.
   virtual bool IsRemote(const DistributedVariable& variable) const = 0;
+  // Places `variables` (float32, made in this strategy's scope) on the ps
+  // tasks too, those not there yet: the model's non-trainable state, which
+  // TensorFlow keeps on the ps with the rest of the scope's variables. A
+  // variable is created there with its local value unless another task
+  // made it first (whose value stays); the local copies are left alone
+  // (PushVariables and PullVariables move values). UNIMPLEMENTED for
+  // another dtype or a variable with several components.
+  virtual absl::Status MakeRemote(
+      absl::Span<const std::shared_ptr<DistributedVariable>> variables) = 0;
   // Reads the ps's values of the remote variables among `variables` into
   // their local copies (the others are left alone).
   virtual absl::Status PullVariables(absl::Span<DistributedVariable* const> variables) = 0;
@@ -98,13 +111,22 @@ class ParameterServerTraining {
                                       absl::Span<DistributedVariable* const> variables,
                                       const RemoteUpdateRule& rule) = 0;
 
+  // value -= deltas[i] on the ps for variables[i] (skipping undefined
+  // deltas), each atomically: how a worker's step writes the state its
+  // layers update (BatchNormalization's moving statistics), as
+  // TensorFlow's assign_sub on a ps variable. FAILED_PRECONDITION for a
+  // variable that is not remote.
+  virtual absl::Status AssignSubVariables(absl::Span<const Tensor> deltas,
+                                          absl::Span<DistributedVariable* const> variables) = 0;
+
   // Chief: a fresh iterator on every worker over its dataset `dataset`;
   // returns its id for Schedule.
   virtual absl::StatusOr<int64_t> CreatePerWorkerIterator(const std::string& dataset) = 0;
   // Chief: queues `function` reading iterator `iterator_id` (0: none).
   virtual std::shared_ptr<RemoteValue> Schedule(const std::string& function,
                                                 int64_t iterator_id) = 0;
-  // Chief: waits for every scheduled function; the first error.
+  // Chief: waits for every scheduled function; the first error since the
+  // last Join, which it then forgets (TensorFlow's coordinator.join()).
   virtual absl::Status Join() = 0;
   virtual int num_live_workers() const = 0;
 

@@ -119,29 +119,46 @@ class Model : public Layer {
   // is required; each step is scheduled on a free worker and reads that
   // worker's own dataset; the variables and the optimizer's slots live on
   // the ps tasks; the logs are the steps' losses and metrics gathered from
-  // their RemoteValues. The model must be built (its variables created in
+  // their RemoteValues. Validation, at the end of every validation_freq-th
+  // epoch, adds "val_*" logs: options.validation_creator is evaluated on
+  // the workers (Evaluate(creator)), options.validation_data on the chief
+  // with the ps's values. The model must be built (its variables created in
   // the strategy's scope) and its values are pushed to the ps tasks first,
   // with the optimizer's slots and iterations when the optimizer was
   // restored from a checkpoint (else they are read from the ps), so a
   // checkpoint restored into the model is where training resumes; at the
   // end of every epoch the ps's values and optimizer state are pulled
   // back into the model and its optimizer, so callbacks and checkpoints
-  // see them. Errors: as Fit; INVALID_ARGUMENT
-  // without steps_per_epoch; UNIMPLEMENTED under another strategy, for
-  // validation data, class weights, steps_per_execution > 1 and optimizers
-  // the ps cannot apply (remote_update_rule.h); FAILED_PRECONDITION on a
-  // worker; a step's error; UNAVAILABLE when every worker or a ps was lost.
+  // see them. The model's non-trainable weights (BatchNormalization's
+  // moving statistics) live on the ps tasks too and are updated there by
+  // the workers' steps (Note [State on parameter servers]). Errors: as
+  // Fit; INVALID_ARGUMENT without steps_per_epoch; UNIMPLEMENTED under
+  // another strategy, for class weights, steps_per_execution > 1,
+  // optimizers the ps cannot apply (remote_update_rule.h) and
+  // non-trainable weights it cannot hold (not float32); INVALID_ARGUMENT
+  // for validation_split (tensors only, as Keras), both kinds of
+  // validation data, or a LossScaleOptimizer (tf-keras refuses loss
+  // scaling under ParameterServerStrategy); FAILED_PRECONDITION on a
+  // worker; a step's error; UNAVAILABLE when every worker or a ps was
+  // lost.
   absl::StatusOr<std::shared_ptr<History>> Fit(const DatasetCreator& creator,
                                                FitOptions options = FitOptions());
   // On a worker of a ParameterServerStrategy job: serves this model's
   // training step ("train_step") and `creator`'s dataset for the chief's
-  // Fit, until the returned service is destroyed (Wait() blocks on it).
-  // Build and Compile the model as the chief does first. The dataset is
-  // built with InputContext(num workers, this worker's index, 1).
-  // FAILED_PRECONDITION before Compile, under another strategy, or on the
-  // chief; UNAVAILABLE when the worker's address cannot be served.
+  // Fit, and its test step ("test_step") with the datasets of
+  // `evaluation` (the chief's validation_creator, or what it gives
+  // Evaluate), until the returned service is destroyed (Wait() blocks on
+  // it). Build and Compile the model as the chief does first; its
+  // non-trainable weights are placed on the ps tasks (Note [State on
+  // parameter servers]). The datasets are built with InputContext(num
+  // workers, this worker's index, 1). FAILED_PRECONDITION before Compile,
+  // under another strategy, or on the chief; INVALID_ARGUMENT for a
+  // creator without name or function, or two with one name, or a
+  // LossScaleOptimizer; UNIMPLEMENTED for an optimizer the ps cannot
+  // apply or non-trainable weights it cannot hold; UNAVAILABLE when the
+  // worker's address cannot be served.
   absl::StatusOr<std::unique_ptr<distribute::WorkerServing>> ServeTrainSteps(
-      const DatasetCreator& creator);
+      const DatasetCreator& creator, const std::vector<DatasetCreator>& evaluation = {});
 
   // The chief's side of a custom training loop under
   // ParameterServerStrategy, the loop a TensorFlow user writes with a
@@ -161,8 +178,10 @@ class Model : public Layer {
   //     checkpoints see them.
   // FAILED_PRECONDITION before Compile, under another strategy, on a
   // worker, or (Push) before the model is built; UNIMPLEMENTED for an
-  // optimizer the ps cannot apply; the coordinator's errors (Join: the
-  // first step's error, UNAVAILABLE when every worker was lost).
+  // optimizer the ps cannot apply or non-trainable weights it cannot
+  // hold, INVALID_ARGUMENT for a LossScaleOptimizer; the coordinator's
+  // errors (Join: the first step's error since the last Join, UNAVAILABLE
+  // when every worker was lost).
   absl::Status PushToParameterServers();
   absl::StatusOr<std::shared_ptr<distribute::RemoteValue>> ScheduleTrainStep(int64_t iterator);
   absl::Status JoinTrainSteps();
@@ -170,6 +189,19 @@ class Model : public Layer {
   // "loss" then the metrics over the dataset (tf.keras.Model.evaluate with
   // return_dict). Errors as Fit.
   absl::StatusOr<Logs> Evaluate(data::DatasetPtr dataset,
+                                EvaluateOptions options = EvaluateOptions());
+  // Evaluate on datasets the workers build, under ParameterServerStrategy,
+  // on the chief (tf-keras's evaluate with a DatasetCreator): each test
+  // step is scheduled on a free worker, reads the next batch of that
+  // worker's fresh iterator over `creator` (which the workers serve, see
+  // ServeTrainSteps) with the values on the ps tasks, and returns its
+  // batch's metric states, which the chief adds up. options.steps batches;
+  // nullopt: until a worker's dataset runs out (Keras's behaviour; with
+  // data repeated forever it never ends). Errors: FAILED_PRECONDITION
+  // before Compile, under another strategy or on a worker;
+  // INVALID_ARGUMENT for steps < 1, an unnamed creator, or no batch at
+  // all; a step's error; UNAVAILABLE when every worker was lost.
+  absl::StatusOr<Logs> Evaluate(const DatasetCreator& creator,
                                 EvaluateOptions options = EvaluateOptions());
   // The model's outputs for every batch's x, concatenated along dimension 0
   // (tf.keras.Model.predict). Needs no Compile. Errors as Fit.
@@ -219,6 +251,20 @@ class Model : public Layer {
   // metric, which the chief adds up.
   absl::StatusOr<std::vector<Tensor>> RemoteTrainStep(distribute::ParameterServerTraining& ps,
                                                       data::Iterator* iterator);
+  // The test step a worker of a parameter-server job runs: one batch of
+  // `iterator` with the variables pulled from the ps; returns the batch's
+  // metric states as RemoteTrainStep does. OUT_OF_RANGE when the
+  // iterator is exhausted.
+  absl::StatusOr<std::vector<Tensor>> RemoteTestStep(distribute::ParameterServerTraining& ps,
+                                                     data::Iterator* iterator);
+  // The (total, count) of the loss tracker and of every compiled metric,
+  // in metrics_names() order: what a remote step returns.
+  absl::StatusOr<std::vector<Tensor>> MetricStates() const;
+  // The chief's evaluation loop over the workers' datasets `dataset`
+  // (Evaluate(creator) and Fit's validation_creator).
+  absl::StatusOr<Logs> EvaluateOnWorkers(distribute::ParameterServerTraining& ps,
+                                         const std::string& dataset, std::optional<int64_t> steps,
+                                         Callback& callbacks);
   absl::StatusOr<std::shared_ptr<History>> FitOnParameterServers(
       distribute::ParameterServerTraining& ps, const DatasetCreator& creator, FitOptions options);
   // The chief's local copies of the ps's variables brought up to date.

@@ -25,6 +25,14 @@
 //   - at the end of each epoch the chief pulls the values, slots and
 //     iterations back, so its checkpoints are the ps's state in Keras's
 //     layout;
+//   - validation, after the epoch's join, adds "val_*" to the epoch's
+//     logs: a validation_creator is evaluated as tf-keras evaluates with
+//     a coordinator, by "test_step" closures on the workers, each reading
+//     a fresh per-worker iterator and the ps's values (Note [Evaluate on
+//     parameter servers]); validation_data, a dataset only the chief
+//     has, is evaluated on the chief with the ps's values just pulled
+//     (tf-keras would ship the dataset to the workers; the numbers are
+//     those of evaluating every batch once);
 //   - the chief keeps at most two closures per live worker in flight,
 //     fetches their RemoteValues in step order, adds the states up (all
 //     are Means, so the epoch's value is total / count) and calls the
@@ -33,6 +41,21 @@
 //     as in TensorFlow), reading that worker's iterator.
 // Workers train asynchronously: each step reads the values current when
 // it starts, so the result depends on timing, as in TensorFlow.
+//
+// Note [State on parameter servers]
+// TensorFlow creates every variable of the strategy's scope on the ps,
+// non-trainable ones too, and BatchNormalization's moving statistics are
+// updated there by assign ops the workers run. tfd does the same for the
+// model's weights: PushToParameterServers and ServeTrainSteps place the
+// non-trainable weights on the ps (MakeRemote; the trainable ones are
+// there from their creation), a worker's step pulls them with the
+// trainable ones and sends what its forward pass changed as value -=
+// (before - after), and the chief's pulls bring them back, so its
+// evaluation and checkpoints see the job's statistics. A non-trainable
+// weight the ps cannot hold (not float32) is UNIMPLEMENTED rather than
+// left to drift apart per process. Metrics and optimizer slots are not
+// model weights: the steps return the metrics' states, and the ps keeps
+// the slots with their variable.
 //
 // A custom loop on the chief (the C API's TFD_Coordinator) uses the same
 // pieces in its own order: PushToParameterServers once, ScheduleTrainStep
@@ -45,48 +68,12 @@
 #include "core/framework/status.h"
 #include "core/nn/loss_scale_optimizer.h"
 #include "core/nn/model.h"
+#include "core/nn/remote_step_states.h"
 #include "core/nn/remote_update_rule.h"
 
 namespace tfd {
 namespace nn {
 namespace {
-
-constexpr char kTrainStep[] = "train_step";
-
-// The loss tracker's and the metrics' (total, count), summed over steps.
-class MeanStates {
- public:
-  explicit MeanStates(std::vector<std::string> names)
-      : names_(std::move(names)), sums_(2 * names_.size(), 0.0) {}
-
-  absl::Status Add(const std::vector<Tensor>& states) {
-    if (states.size() != sums_.size()) {
-      return Internal("a train step returned ", states.size(), " metric states, expected ",
-                      sums_.size(), " (total and count of ", names_.size(), " metrics)");
-    }
-    for (size_t i = 0; i < states.size(); ++i) {
-      if (states[i].dtype() != DT_FLOAT || states[i].NumElements() != 1) {
-        return Internal("metric state ", i, " of a train step is not a float32 scalar");
-      }
-      sums_[i] += states[i].flat<float>()[0];
-    }
-    return absl::OkStatus();
-  }
-
-  // Keras's Mean result, total / count (0 for no count).
-  Logs ToLogs() const {
-    Logs logs;
-    for (size_t m = 0; m < names_.size(); ++m) {
-      const double count = sums_[2 * m + 1];
-      logs.Set(names_[m], count == 0 ? 0.0f : static_cast<float>(sums_[2 * m] / count));
-    }
-    return logs;
-  }
-
- private:
-  const std::vector<std::string> names_;
-  std::vector<double> sums_;
-};
 
 std::vector<DistributedVariable*> Raw(const std::vector<Weight>& weights) {
   std::vector<DistributedVariable*> raw;
@@ -106,11 +93,26 @@ absl::Status CheckFitOptions(const FitOptions& options, int steps_per_execution)
     return InvalidArgument("Fit: epochs and initial_epoch must be >= 0, got ", options.epochs,
                            " and ", options.initial_epoch);
   }
-  const char* unsupported = options.validation_data != nullptr ? "validation_data"
-                            : options.validation_split != 0  ? "validation_split"
-                            : !options.class_weight.empty()  ? "class_weight"
-                            : steps_per_execution != 1       ? "steps_per_execution > 1"
-                                                             : nullptr;
+  if (options.validation_split != 0) {
+    return InvalidArgument("`validation_split` is only supported for Tensors, not for a "
+                           "DatasetCreator; give validation_data or validation_creator");
+  }
+  if (options.validation_freq < 1) {
+    return InvalidArgument("Fit: validation_freq must be >= 1, got ", options.validation_freq);
+  }
+  if (options.validation_creator && options.validation_data != nullptr) {
+    return InvalidArgument("Fit: give validation_data (evaluated on the chief) or "
+                           "validation_creator (evaluated on the workers), not both");
+  }
+  if (options.validation_creator && options.validation_creator->name.empty()) {
+    return InvalidArgument("Fit: the validation DatasetCreator needs a name");
+  }
+  if (options.validation_steps && *options.validation_steps < 1) {
+    return InvalidArgument("Fit: validation_steps must be >= 1, got ", *options.validation_steps);
+  }
+  const char* unsupported = !options.class_weight.empty() ? "class_weight"
+                            : steps_per_execution != 1    ? "steps_per_execution > 1"
+                                                          : nullptr;
   if (unsupported != nullptr) {
     return Unimplemented("Fit under ParameterServerStrategy does not support ", unsupported,
                          " yet");
@@ -165,7 +167,8 @@ absl::Status Model::ExchangeOptimizerState(distribute::ParameterServerTraining& 
       distribute::RemoteOptimizerState state;
       for (const auto& slot : slots) state.slots.push_back(slot->component(0).Peek());
       TFD_ASSIGN_OR_RETURN(state.step, optimizer_->Iterations());
-      TFD_RETURN_IF_ERROR(ps.PushOptimizerState(*var, rule, state));
+      TFD_RETURN_IF_ERROR(ps.PushOptimizerState(
+          *var, RemoteUpdateRuleForVariable(rule, *optimizer_, *var), state));
       continue;
     }
     TFD_ASSIGN_OR_RETURN(distribute::RemoteOptimizerState state, ps.ReadOptimizerState(*var));
@@ -217,7 +220,7 @@ absl::StatusOr<std::shared_ptr<History>> Model::FitOnParameterServers(
   Logs training_logs;
   for (int epoch = first_epoch; epoch < options.epochs; ++epoch) {
     TFD_RETURN_IF_ERROR(callbacks.OnEpochBegin(epoch, Logs()));
-    MeanStates states(metrics_names());
+    RemoteStepStates states(metrics_names());
     Logs logs;
     std::deque<std::pair<int64_t, std::shared_ptr<distribute::RemoteValue>>> in_flight;
     auto finish_oldest = [&]() -> absl::Status {
@@ -238,12 +241,28 @@ absl::StatusOr<std::shared_ptr<History>> Model::FitOnParameterServers(
       while (in_flight.size() >= window) TFD_RETURN_IF_ERROR(finish_oldest());
       if (stop_training()) break;
       TFD_RETURN_IF_ERROR(callbacks.OnTrainBatchBegin(step, Logs()));
-      in_flight.emplace_back(step, ps.Schedule(kTrainStep, iterator));
+      in_flight.emplace_back(step, ps.Schedule(kRemoteTrainStep, iterator));
     }
     while (!in_flight.empty()) TFD_RETURN_IF_ERROR(finish_oldest());
     TFD_RETURN_IF_ERROR(JoinTrainSteps());
-    TFD_RETURN_IF_ERROR(callbacks.OnEpochEnd(epoch, logs));
-    training_logs = logs;
+    Logs epoch_logs = logs;
+    if ((epoch + 1) % options.validation_freq == 0) {
+      // After the join, as Keras validates: every step of the epoch is on
+      // the ps, and the chief's model holds those values.
+      std::optional<Logs> val_logs;
+      if (options.validation_creator) {
+        TFD_ASSIGN_OR_RETURN(val_logs, EvaluateOnWorkers(ps, options.validation_creator->name,
+                                                         options.validation_steps, callbacks));
+      } else if (options.validation_data != nullptr) {
+        TFD_ASSIGN_OR_RETURN(val_logs, RunEvaluation(options.validation_data,
+                                                     options.validation_steps, callbacks));
+      }
+      if (val_logs) {
+        for (const Logs::Entry& e : val_logs->entries()) epoch_logs.Set("val_" + e.first, e.second);
+      }
+    }
+    TFD_RETURN_IF_ERROR(callbacks.OnEpochEnd(epoch, epoch_logs));
+    training_logs = epoch_logs;
     if (stop_training()) break;
   }
   TFD_RETURN_IF_ERROR(callbacks.OnTrainEnd(training_logs));
@@ -262,7 +281,12 @@ absl::Status Model::PushToParameterServers() {
                               "strategy's scope");
   }
   distribute::StrategyScope scope(&strategy());
-  TFD_RETURN_IF_ERROR(ps->PushVariables(Raw(trainable)));
+  // The non-trainable weights live on the ps too, as TensorFlow places
+  // every variable of the scope there: the workers' steps update
+  // BatchNormalization's moving statistics there (Note [State on
+  // parameter servers]).
+  TFD_RETURN_IF_ERROR(ps->MakeRemote(non_trainable_weights()));
+  TFD_RETURN_IF_ERROR(ps->PushVariables(Raw(weights())));
   // An optimizer built before training was restored from a checkpoint (or
   // trained before): the ps continues from it. A new one takes the ps's
   // state.
@@ -275,7 +299,7 @@ absl::StatusOr<std::shared_ptr<distribute::RemoteValue>> Model::ScheduleTrainSte
     int64_t iterator) {
   TFD_ASSIGN_OR_RETURN(distribute::ParameterServerTraining * ps,
                        ChiefTraining(strategy(), compiled(), "ScheduleTrainStep"));
-  return ps->Schedule(kTrainStep, iterator);
+  return ps->Schedule(kRemoteTrainStep, iterator);
 }
 
 absl::Status Model::JoinTrainSteps() {
@@ -289,7 +313,7 @@ absl::Status Model::JoinTrainSteps() {
 }
 
 absl::StatusOr<std::unique_ptr<distribute::WorkerServing>> Model::ServeTrainSteps(
-    const DatasetCreator& creator) {
+    const DatasetCreator& creator, const std::vector<DatasetCreator>& evaluation) {
   if (!compiled()) {
     return FailedPrecondition("ServeTrainSteps: compile the model as the chief does first");
   }
@@ -303,13 +327,28 @@ absl::StatusOr<std::unique_ptr<distribute::WorkerServing>> Model::ServeTrainStep
     return InvalidArgument("ServeTrainSteps: the DatasetCreator needs a name and a function");
   }
   // Refused here rather than at the first step: an optimizer the ps
-  // cannot apply.
+  // cannot apply, state it cannot hold.
   TFD_RETURN_IF_ERROR(RemoteUpdateRuleFor(*optimizer_).status());
+  TFD_RETURN_IF_ERROR(ps->MakeRemote(non_trainable_weights()));
   ps::WorkerFunctions functions;
   const data::InputContext context(ps->num_worker_tasks(), ps->worker_index(), 1);
   functions.datasets[creator.name] = [creator, context]() { return creator.function(context); };
-  functions.steps[kTrainStep] = [this, ps](data::Iterator* iterator) {
+  for (const DatasetCreator& other : evaluation) {
+    if (other.name.empty() || !other.function) {
+      return InvalidArgument("ServeTrainSteps: every evaluation DatasetCreator needs a name and a "
+                             "function");
+    }
+    if (functions.datasets.count(other.name) != 0) {
+      return InvalidArgument("ServeTrainSteps: two DatasetCreators are named \"", other.name,
+                             "\"");
+    }
+    functions.datasets[other.name] = [other, context]() { return other.function(context); };
+  }
+  functions.steps[kRemoteTrainStep] = [this, ps](data::Iterator* iterator) {
     return RemoteTrainStep(*ps, iterator);
+  };
+  functions.steps[kRemoteTestStep] = [this, ps](data::Iterator* iterator) {
+    return RemoteTestStep(*ps, iterator);
   };
   return ps->ServeWorkerFunctions(std::move(functions));
 }

@@ -1,26 +1,17 @@
 // Model::Fit under ParameterServerStrategy with every task of the job in
-// this process: two ps servers, two workers serving the model's train
-// step, and the chief's Fit, over real gRPC on localhost. (Jobs of real
-// processes are in tests/parameter_server.)
+// this process (model_ps_testutil.h).
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "core/data/transforms.h"
 #include "core/distribute/parameter_server_strategy.h"
-#include "core/distribute/ps/partitioner.h"
-#include "core/distribute/ps/ps_server.h"
-#include "core/distribute/testing/free_port.h"
-#include "core/distribute/tf_config_resolver.h"
-#include "core/kernels/random_seed.h"
 #include "core/nn/adagrad.h"
 #include "core/nn/adam.h"
-#include "core/nn/dense.h"
-#include "core/nn/input_layer.h"
 #include "core/nn/learning_rate_schedule.h"
+#include "core/nn/loss_scale_optimizer.h"
 #include "core/nn/losses.h"
+#include "core/nn/model_ps_testutil.h"
 #include "core/nn/rmsprop.h"
 #include "core/nn/sequential.h"
 #include "core/nn/sgd.h"
@@ -34,52 +25,6 @@ namespace nn {
 namespace {
 
 using ::testing::HasSubstr;
-
-constexpr int kRows = 512;
-
-// x uniform in [-1, 1)^4, y = the argmax of x's first three columns: a
-// problem a small MLP learns within a few hundred batches.
-absl::StatusOr<data::DatasetPtr> Rows(int seed) {
-  Tensor x(DT_FLOAT, {kRows, 4});
-  Tensor y(DT_INT32, {kRows});
-  uint32_t state = 12345;
-  for (int64_t i = 0; i < kRows * 4; ++i) {
-    state = state * 1664525u + 1013904223u;
-    x.data<float>()[i] = (state >> 8) / static_cast<float>(1 << 24) * 2 - 1;
-  }
-  for (int64_t i = 0; i < kRows; ++i) {
-    const float* row = x.data<float>() + 4 * i;
-    y.data<int32_t>()[i] = static_cast<int32_t>(std::max_element(row, row + 3) - row);
-  }
-  TFD_ASSIGN_OR_RETURN(data::DatasetPtr rows, data::FromTensorSlices({x, y}));
-  TFD_ASSIGN_OR_RETURN(rows, data::Shuffle(rows, kRows, seed));
-  TFD_ASSIGN_OR_RETURN(rows, data::Repeat(rows));
-  return data::Batch(rows, 16, true);
-}
-
-// Each worker shuffles with its own seed.
-DatasetCreator Creator() {
-  return {"rows", [](const data::InputContext& ctx) { return Rows(ctx.input_pipeline_id() + 1); }};
-}
-
-// Every task builds the same model; its layers are named so that the
-// tasks in this one process agree on the variables' names.
-absl::StatusOr<std::shared_ptr<Sequential>> BuildModel(std::shared_ptr<Optimizer> optimizer) {
-  SetRandomSeed(3);
-  TFD_ASSIGN_OR_RETURN(
-      auto model,
-      Sequential::Make({MakeInputLayer({kNone, 4}),
-                        std::make_shared<Dense>(16, DenseOptions().Activation("relu").Name("hidden")),
-                        std::make_shared<Dense>(3, DenseOptions().Name("logits"))}));
-  SparseCategoricalCrossentropy::Options loss;
-  loss.from_logits = true;
-  CompileOptions compile;
-  compile.optimizer = std::move(optimizer);
-  compile.loss = std::make_shared<SparseCategoricalCrossentropy>(loss);
-  compile.metrics = {"accuracy"};
-  TFD_RETURN_IF_ERROR(model->Compile(std::move(compile)));
-  return model;
-}
 
 std::shared_ptr<Optimizer> Sgd(float lr) {
   SGDOptions options;
@@ -136,67 +81,7 @@ class BatchCounter : public Callback {
   int count = 0;
 };
 
-class ModelPsFitTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    for (int i = 0; i < 2; ++i) {
-      auto ps = ps::StartParameterServer("127.0.0.1:0");
-      ASSERT_TRUE(ps.ok()) << ps.status();
-      ps_ports_.push_back((*ps)->port());
-      ps_.push_back(*std::move(ps));
-    }
-    auto ports = tfd::testing::PickFreePorts(3);
-    ASSERT_TRUE(ports.ok()) << ports.status();
-    ports_ = *ports;
-  }
-
-  std::string Cluster() const {
-    // 127.0.0.1, not localhost: PickFreePorts checks IPv4 ports, and a
-    // client of "localhost" tries ::1 first, where another process may
-    // serve on the same port number.
-    return absl::StrCat(R"({"chief": ["127.0.0.1:)", ports_[0], R"("], "worker": ["127.0.0.1:)",
-                        ports_[1], R"(", "127.0.0.1:)", ports_[2], R"("], "ps": ["127.0.0.1:)",
-                        ps_ports_[0], R"(", "127.0.0.1:)", ps_ports_[1], R"("]})");
-  }
-
-  std::unique_ptr<distribute::ParameterServerStrategy> Strategy(const std::string& type, int index) {
-    distribute::TfConfigClusterResolver resolver(
-        {}, distribute::EnvFromMap({{"TF_CONFIG", absl::StrCat(R"({"cluster": )", Cluster(),
-                                                               R"(, "task": {"type": ")", type,
-                                                               R"(", "index": )", index, "}}")}}));
-    distribute::ParameterServerStrategyOptions options;
-    options.ps.connect_timeout = absl::Seconds(5);
-    options.ps.rpc_timeout = absl::Seconds(10);
-    // Two shards of every variable: one on each ps.
-    options.ps.partitioner = ps::FixedShardsPartitioner(2);
-    options.coordinator.step_timeout = absl::Seconds(20);
-    auto strategy = distribute::ParameterServerStrategy::FromClusterResolver(resolver, options);
-    EXPECT_TRUE(strategy.ok()) << strategy.status();
-    return strategy.ok() ? *std::move(strategy) : nullptr;
-  }
-
-  // Starts both workers: each builds and compiles the model in its
-  // strategy's scope and serves its train step.
-  void StartWorkers(std::function<std::shared_ptr<Optimizer>()> optimizer) {
-    for (int i = 0; i < 2; ++i) {
-      workers_.push_back(Strategy("worker", i));
-      ASSERT_NE(workers_.back(), nullptr);
-      distribute::StrategyScope scope(workers_.back().get());
-      auto model = BuildModel(optimizer());
-      ASSERT_TRUE(model.ok()) << model.status();
-      auto serving = (*model)->ServeTrainSteps(Creator());
-      ASSERT_TRUE(serving.ok()) << serving.status();
-      worker_models_.push_back(*model);
-      serving_.push_back(*std::move(serving));
-    }
-  }
-
-  std::vector<std::unique_ptr<ps::ServiceHost>> ps_;
-  std::vector<int> ps_ports_, ports_;
-  std::vector<std::unique_ptr<distribute::ParameterServerStrategy>> workers_;
-  std::vector<std::shared_ptr<Sequential>> worker_models_;
-  std::vector<std::unique_ptr<distribute::WorkerServing>> serving_;
-};
+using ModelPsFitTest = PsJobTest;
 
 TEST_F(ModelPsFitTest, ChiefFitsOnTheWorkersAndTheVariablesLiveOnThePs) {
   StartWorkers([] { return Sgd(0.2f); });
@@ -482,21 +367,18 @@ TEST_F(ModelPsFitTest, ErrorsSayWhatIsWrong) {
             absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(model->ServeTrainSteps(Creator()).status().code(),
             absl::StatusCode::kFailedPrecondition);
-  // Validation data is not supported yet.
-  FitOptions with_validation = options;
-  with_validation.validation_data = *rows;
-  EXPECT_EQ(model->Fit(Creator(), with_validation).status().code(),
-            absl::StatusCode::kUnimplemented);
-  // An optimizer the ps cannot apply.
-  AdamOptions amsgrad;
-  amsgrad.amsgrad = true;
+  // Class weights are not applied on the workers yet.
+  FitOptions weighted = options;
+  weighted.class_weight = {{0, 2.0}};
+  EXPECT_EQ(model->Fit(Creator(), weighted).status().code(), absl::StatusCode::kUnimplemented);
+  // Loss scaling, which tf-keras refuses under ParameterServerStrategy.
   CompileOptions compile;
-  compile.optimizer = *Adam::Create(amsgrad);
+  compile.optimizer = *LossScaleOptimizer::Create(Sgd(0.1f));
   compile.loss = std::make_shared<SparseCategoricalCrossentropy>();
   ASSERT_TRUE(model->Compile(compile).ok());
   auto unsupported = model->Fit(Creator(), options);
-  EXPECT_EQ(unsupported.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(unsupported.status().message(), HasSubstr("amsgrad"));
+  EXPECT_EQ(unsupported.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(unsupported.status().message(), HasSubstr("Loss scaling is not supported"));
 }
 
 }  // namespace

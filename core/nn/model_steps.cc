@@ -2,6 +2,7 @@
 // Fit, Evaluate and Predict, and the metric bookkeeping around them.
 #include "absl/strings/str_cat.h"
 #include "core/autodiff/gradient_tape.h"
+#include "core/framework/execute.h"
 #include "core/framework/status.h"
 #include "core/nn/loss_scale_optimizer.h"
 #include "core/nn/losses_utils.h"
@@ -11,6 +12,26 @@
 namespace tfd {
 namespace nn {
 namespace {
+
+// What a worker's step changed of the ps's `state` (read as `before`),
+// sent as TensorFlow's assign_sub would: value -= before - after, so
+// updates of other workers in between are kept, not overwritten.
+absl::Status SendStateUpdates(distribute::ParameterServerTraining& ps,
+                              const std::vector<DistributedVariable*>& state,
+                              const std::vector<Tensor>& before) {
+  std::vector<Tensor> deltas(state.size());
+  bool changed = false;
+  for (size_t i = 0; i < state.size(); ++i) {
+    const Tensor after = state[i]->component(0).Peek();
+    // A write installs a new buffer while `before` holds the old one
+    // (variable.h): the same buffer is an unchanged value.
+    if (after.data<float>() == before[i].data<float>()) continue;
+    TFD_ASSIGN_OR_RETURN(deltas[i], Execute1("Sub", {before[i], after}));
+    changed = true;
+  }
+  if (!changed) return absl::OkStatus();
+  return ps.AssignSubVariables(deltas, state);
+}
 
 // Keras's unpack_x_y_sample_weight on one replica's element.
 struct Batch {
@@ -188,7 +209,18 @@ absl::StatusOr<std::vector<Tensor>> Model::RemoteTrainStep(
   std::vector<Weight> vars = TrainableVariables();
   std::vector<DistributedVariable*> raw;
   for (const Weight& w : vars) raw.push_back(w.get());
-  TFD_ASSIGN_OR_RETURN(const int64_t iterations, ps.PullVariablesAndIterations(raw));
+  // The state the layers update (moving statistics) lives on the ps too:
+  // pulled with the weights, and what the step changes goes back there.
+  std::vector<DistributedVariable*> state;
+  for (const Weight& w : non_trainable_weights()) {
+    if (ps.IsRemote(*w)) state.push_back(w.get());
+  }
+  std::vector<DistributedVariable*> pulled = raw;
+  pulled.insert(pulled.end(), state.begin(), state.end());
+  // The trainable variables first: the count is their optimizer's.
+  TFD_ASSIGN_OR_RETURN(const int64_t iterations, ps.PullVariablesAndIterations(pulled));
+  std::vector<Tensor> state_before;
+  for (DistributedVariable* s : state) state_before.push_back(s->component(0).Peek());
   TFD_ASSIGN_OR_RETURN(const distribute::RemoteUpdateRule rule,
                        RemoteUpdateRuleFor(*optimizer_, iterations));
   Tensor y_pred;
@@ -213,9 +245,58 @@ absl::StatusOr<std::vector<Tensor>> Model::RemoteTrainStep(
   }
   if (defined.empty()) return InvalidArgument("Fit: no gradient reaches the model's variables");
   TFD_ASSIGN_OR_RETURN(defined, optimizer_->ClipGradients(std::move(defined)));
+  // Variables left out of weight decay get the rule without it: one call
+  // per rule.
+  std::vector<Tensor> undecayed_grads;
+  std::vector<DistributedVariable*> undecayed;
+  if (rule.weight_decay > 0) {
+    size_t kept = 0;
+    for (size_t i = 0; i < updated.size(); ++i) {
+      if (optimizer_->DecaysWeight(*updated[i])) {
+        if (kept != i) defined[kept] = std::move(defined[i]);
+        updated[kept++] = updated[i];
+      } else {
+        undecayed_grads.push_back(std::move(defined[i]));
+        undecayed.push_back(updated[i]);
+      }
+    }
+    defined.resize(kept);
+    updated.resize(kept);
+  }
   TFD_RETURN_IF_ERROR(ps.ApplyGradients(defined, updated, rule));
+  if (!undecayed.empty()) {
+    distribute::RemoteUpdateRule without_decay = rule;
+    without_decay.weight_decay = 0;
+    TFD_RETURN_IF_ERROR(ps.ApplyGradients(undecayed_grads, undecayed, without_decay));
+  }
+  TFD_RETURN_IF_ERROR(SendStateUpdates(ps, state, state_before));
   if (!compiled_metrics_->built()) TFD_RETURN_IF_ERROR(compiled_metrics_->Build(batch.y, y_pred));
   TFD_RETURN_IF_ERROR(compiled_metrics_->Update(batch.y, y_pred));
+  return MetricStates();
+}
+
+absl::StatusOr<std::vector<Tensor>> Model::RemoteTestStep(distribute::ParameterServerTraining& ps,
+                                                          data::Iterator* iterator) {
+  if (iterator == nullptr) return InvalidArgument("test_step needs the worker's iterator");
+  distribute::StrategyScope scope(&strategy());
+  distribute::BuiltinTrainingLoopScope builtin_loop;
+  TFD_ASSIGN_OR_RETURN(std::optional<data::Element> element, iterator->GetNext());
+  if (!element) return absl::OutOfRangeError("the worker's evaluation dataset is exhausted");
+  TFD_ASSIGN_OR_RETURN(Batch batch, Unpack(*element, true, "Evaluate"));
+  TFD_RETURN_IF_ERROR(ResetMetrics());
+  std::vector<DistributedVariable*> raw;
+  for (const Weight& w : weights()) raw.push_back(w.get());
+  TFD_RETURN_IF_ERROR(ps.PullVariables(raw));
+  TFD_ASSIGN_OR_RETURN(Tensor y_pred, Call(batch.x, /*training=*/false));
+  TFD_RETURN_IF_ERROR(MatchDtypeAndRank(y_pred, &batch));
+  TFD_RETURN_IF_ERROR(compiled_loss_->Call(batch.y, y_pred, batch.sample_weight).status());
+  if (!compiled_metrics_->built()) TFD_RETURN_IF_ERROR(compiled_metrics_->Build(batch.y, y_pred));
+  // Compile's metrics ignore sample weights, as in TestExecution.
+  TFD_RETURN_IF_ERROR(compiled_metrics_->Update(batch.y, y_pred));
+  return MetricStates();
+}
+
+absl::StatusOr<std::vector<Tensor>> Model::MetricStates() const {
   std::vector<Tensor> states;
   std::vector<const Metric*> metrics = {&compiled_loss_->tracker()};
   for (const auto& metric : compiled_metrics_->metrics()) metrics.push_back(metric.get());

@@ -161,6 +161,9 @@ class Optimizer {
   // workers of a parameter-server job clip before they send. Errors of
   // the clip ops (INVALID_ARGUMENT for non-float gradients).
   absl::StatusOr<std::vector<Tensor>> ClipGradients(std::vector<Tensor> grads) const;
+  // Whether an update of `var` decays it first: weight_decay is set and
+  // no exclude_from_weight_decay pattern is in its name.
+  bool DecaysWeight(const DistributedVariable& var) const;
   // The slot `slot_name` of `var`, or null when there is none.
   virtual std::shared_ptr<DistributedVariable> GetSlot(const DistributedVariable& var,
                                                        absl::string_view slot_name) const;
@@ -250,7 +253,6 @@ class Optimizer {
                                int64_t step, float lr);
   // var -= var * wd * lr on component `c`, when `var` decays.
   absl::Status DecayWeight(DistributedVariable& var, int c, float lr);
-  bool DecaysWeight(const DistributedVariable& var) const;
   const SlotSet* FindSlots(const DistributedVariable& var) const;
 
   const std::string name_;

@@ -14,15 +14,23 @@ using Rule = distribute::RemoteUpdateRule;
 
 absl::StatusOr<Rule> RemoteUpdateRuleFor(const Optimizer& optimizer, int64_t iterations) {
   const std::string prefix = "ParameterServerStrategy: optimizer " + optimizer.name();
+  // tf-keras refuses loss scaling under ParameterServerStrategy
+  // (strategy_supports_loss_scaling): gradients would be unscaled per
+  // worker, not per variable. So does tfd, with its message.
   if (dynamic_cast<const LossScaleOptimizer*>(&optimizer) != nullptr) {
-    return Unimplemented(prefix, ": a LossScaleOptimizer (the mixed_float16 policy) is not "
-                         "applied on parameter servers; train in float32 or mixed_bfloat16");
-  }
-  if (optimizer.options().weight_decay) {
-    return Unimplemented(prefix, ": weight decay is not applied on parameter servers");
+    return InvalidArgument(prefix, ": Loss scaling is not supported with the "
+                           "tf.distribute.Strategy: ParameterServerStrategy (as in TensorFlow); "
+                           "train in float32 or mixed_bfloat16");
   }
   Rule rule;
   rule.learning_rate = optimizer.learning_rate().At(iterations);
+  // Rounded to float32, as Keras's tf.cast(weight_decay, float32).
+  if (optimizer.options().weight_decay) {
+    rule.weight_decay = static_cast<float>(*optimizer.options().weight_decay);
+    if (!(rule.weight_decay >= 0)) {
+      return InvalidArgument(prefix, ": weight_decay must be >= 0, got ", rule.weight_decay);
+    }
+  }
   if (const auto* sgd = dynamic_cast<const SGD*>(&optimizer)) {
     rule.kind = Rule::Kind::kSgd;
     rule.momentum = static_cast<float>(sgd->momentum());
@@ -30,8 +38,8 @@ absl::StatusOr<Rule> RemoteUpdateRuleFor(const Optimizer& optimizer, int64_t ite
     return rule;
   }
   if (const auto* adam = dynamic_cast<const Adam*>(&optimizer)) {
-    if (adam->amsgrad()) return Unimplemented(prefix, ": amsgrad is not applied on parameter servers");
     rule.kind = Rule::Kind::kAdam;
+    rule.amsgrad = adam->amsgrad();
     rule.beta_1 = static_cast<float>(adam->beta_1());
     rule.beta_2 = static_cast<float>(adam->beta_2());
     rule.epsilon = static_cast<float>(adam->epsilon());
@@ -54,9 +62,17 @@ absl::StatusOr<Rule> RemoteUpdateRuleFor(const Optimizer& optimizer, int64_t ite
   return Unimplemented(prefix, ": parameter servers apply SGD, Adam, RMSprop and Adagrad only");
 }
 
+Rule RemoteUpdateRuleForVariable(const Rule& rule, const Optimizer& optimizer,
+                                 const DistributedVariable& variable) {
+  Rule for_variable = rule;
+  if (!optimizer.DecaysWeight(variable)) for_variable.weight_decay = 0;
+  return for_variable;
+}
+
 std::vector<std::string> RemoteSlotNames(const Rule& rule) {
   switch (rule.kind) {
     case Rule::Kind::kAdam:
+      if (rule.amsgrad) return {"m", "v", "vhat"};
       return {"m", "v"};
     case Rule::Kind::kRmsProp: {
       std::vector<std::string> names = {"velocity"};

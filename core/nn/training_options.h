@@ -12,6 +12,7 @@
 #include "core/data/dataset.h"
 #include "core/nn/callbacks/callback.h"
 #include "core/nn/compiled_metrics.h"
+#include "core/nn/dataset_creator.h"
 #include "core/nn/losses.h"
 #include "core/nn/optimizer.h"
 
@@ -44,6 +45,14 @@ struct FitOptions {
   int validation_freq = 1;
   // Batches of validation_data per evaluation; nullopt: all of them.
   std::optional<int64_t> validation_steps;
+  // Under ParameterServerStrategy only, instead of validation_data: the
+  // validation dataset each worker builds (tf-keras's validation_data
+  // given as a DatasetCreator), which the workers serve
+  // (Model::ServeTrainSteps). Each evaluation runs validation_steps
+  // batches on the workers, from fresh iterators (nullopt: until a
+  // worker's dataset runs out). validation_data, by contrast, is
+  // evaluated on the chief with the ps's values.
+  std::optional<DatasetCreator> validation_creator;
   // The epoch to start from (epochs counts from 0 up to `epochs`).
   int initial_epoch = 0;
   // Batches per epoch; nullopt: the whole dataset each epoch. When set and

@@ -276,5 +276,20 @@ absl::Status PsClient::ApplyGradient(const std::string& name, const Tensor& grad
   });
 }
 
+absl::Status PsClient::AssignSub(const std::string& name, const Tensor& delta) {
+  TFD_ASSIGN_OR_RETURN(Placement placement, Find(name));
+  return ForEachShard(placement, [&](const Shard& shard) -> absl::Status {
+    TFD_ASSIGN_OR_RETURN(Tensor part, Rows(delta, shard, placement));
+    AssignSubVariableRequest request;
+    request.set_name(shard.name);
+    TFD_ASSIGN_OR_RETURN(*request.mutable_delta(), ToProto(part));
+    AssignSubVariableResponse response;
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + options_.rpc_timeout));
+    return CallStatus(stubs_->stubs[shard.ps]->AssignSubVariable(&context, request, &response),
+                      PsName(shard.ps), "AssignSubVariable");
+  });
+}
+
 }  // namespace ps
 }  // namespace tfd

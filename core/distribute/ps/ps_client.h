@@ -88,6 +88,9 @@ class PsClient {
   // step on (VariableStore::ApplyGradient).
   absl::Status ApplyGradient(const std::string& name, const Tensor& gradient,
                              const OptimizerConfig* optimizer = nullptr);
+  // Sends each shard its rows of `delta` (the variable's shape) to
+  // subtract from its value (VariableStore::AssignSub).
+  absl::Status AssignSub(const std::string& name, const Tensor& delta);
   // How many shards `name` has (0 for an unknown name).
   int NumShards(const std::string& name) const;
 

@@ -44,6 +44,13 @@ class ParameterServerService final : public ParameterServer::Service {
         request->name(), *gradient, request->has_optimizer() ? &request->optimizer() : nullptr));
   }
 
+  grpc::Status AssignSubVariable(grpc::ServerContext*, const AssignSubVariableRequest* request,
+                                 AssignSubVariableResponse*) override {
+    absl::StatusOr<Tensor> delta = FromProto(request->delta());
+    if (!delta.ok()) return ToGrpcStatus(delta.status());
+    return ToGrpcStatus(store_.AssignSub(request->name(), *delta));
+  }
+
  private:
   absl::Status Read(const ReadVariableRequest& request, ReadVariableResponse* response) {
     if (!request.with_optimizer_state()) {

@@ -1,5 +1,6 @@
 #include "core/distribute/ps/update_rule.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/framework/attr_value.h"
@@ -33,13 +34,34 @@ absl::Status ApplyRmsProp(const OptimizerConfig& rule, const Tensor& gradient, T
   return Execute(op, inputs).status();
 }
 
+// Keras's _apply_weight_decay: value -= value * wd * lr, each product
+// rounded to float32 in that order, as the local optimizers do.
+absl::Status DecayWeight(const OptimizerConfig& rule, Tensor& value) {
+  if (rule.weight_decay() == 0) return absl::OkStatus();
+  TFD_ASSIGN_OR_RETURN(Tensor scaled, Execute1("Mul", {value, Scalar(rule.weight_decay())}));
+  TFD_ASSIGN_OR_RETURN(Tensor decay, Execute1("Mul", {scaled, Scalar(rule.learning_rate())}));
+  TFD_ASSIGN_OR_RETURN(Tensor decayed, Execute1("Sub", {value, decay}));
+  // In place: the caller owns the value's buffer (update_rule.h).
+  std::copy_n(decayed.data<float>(), value.NumElements(), value.data<float>());
+  return absl::OkStatus();
+}
+
+// Keras's tf.pow(tf.cast(beta, float32), t): the power taken in float32.
+Tensor BetaPower(float beta, int64_t step) {
+  return Scalar(std::pow(beta, static_cast<float>(step + 1)));
+}
+
 }  // namespace
 
 absl::Status CheckUpdateRule(const std::string& variable, const OptimizerConfig& rule) {
-  if (rule.learning_rate() < 0 || rule.momentum() < 0 || rule.epsilon() < 0) {
-    return InvalidArgument("variable ", variable, ": learning rate, momentum and epsilon must be "
-                           ">= 0, got ", rule.learning_rate(), ", ", rule.momentum(), " and ",
-                           rule.epsilon());
+  if (rule.learning_rate() < 0 || rule.momentum() < 0 || rule.epsilon() < 0 ||
+      rule.weight_decay() < 0) {
+    return InvalidArgument("variable ", variable, ": learning rate, momentum, epsilon and weight "
+                           "decay must be >= 0, got ", rule.learning_rate(), ", ", rule.momentum(),
+                           ", ", rule.epsilon(), " and ", rule.weight_decay());
+  }
+  if (rule.amsgrad() && rule.kind() != OptimizerConfig::ADAM) {
+    return InvalidArgument("variable ", variable, ": amsgrad is an option of Adam only");
   }
   switch (rule.kind()) {
     case OptimizerConfig::SGD:
@@ -69,7 +91,7 @@ absl::Status CheckUpdateRule(const std::string& variable, const OptimizerConfig&
 int NumSlots(const OptimizerConfig& rule) {
   switch (rule.kind()) {
     case OptimizerConfig::ADAM:
-      return 2;
+      return rule.amsgrad() ? 3 : 2;
     case OptimizerConfig::RMSPROP:
       return 1 + (rule.momentum() > 0 ? 1 : 0) + (rule.centered() ? 1 : 0);
     case OptimizerConfig::ADAGRAD:
@@ -94,21 +116,23 @@ absl::Status ApplyUpdateRule(const OptimizerConfig& rule, int64_t step, const Te
     return Internal("the update rule keeps ", NumSlots(rule), " slots, the variable has ",
                     slots.size());
   }
+  TFD_RETURN_IF_ERROR(DecayWeight(rule, value));
   // The ops update their variable inputs in place (Note [Variables as
   // inputs] in training_ops.cc).
   const Tensor lr = Scalar(rule.learning_rate());
   switch (rule.kind()) {
     case OptimizerConfig::ADAM: {
       // Keras's Adam: the bias corrections of step t = step + 1.
-      const double t = static_cast<double>(step + 1);
-      return Execute("ResourceApplyAdam",
-                     {value, slots[0], slots[1],
-                      Scalar(static_cast<float>(std::pow(rule.beta_1(), t))),
-                      Scalar(static_cast<float>(std::pow(rule.beta_2(), t))), lr,
-                      Scalar(rule.beta_1()), Scalar(rule.beta_2()), Scalar(rule.epsilon()),
-                      gradient},
-                     AttrMap().Set("use_nesterov", false))
-          .status();
+      std::vector<Tensor> inputs = {value, slots[0], slots[1]};
+      if (rule.amsgrad()) inputs.push_back(slots[2]);
+      for (const Tensor& scalar :
+           {BetaPower(rule.beta_1(), step), BetaPower(rule.beta_2(), step), lr,
+            Scalar(rule.beta_1()), Scalar(rule.beta_2()), Scalar(rule.epsilon())}) {
+        inputs.push_back(scalar);
+      }
+      inputs.push_back(gradient);
+      if (rule.amsgrad()) return Execute("ResourceApplyAdamWithAmsgrad", inputs).status();
+      return Execute("ResourceApplyAdam", inputs, AttrMap().Set("use_nesterov", false)).status();
     }
     case OptimizerConfig::RMSPROP:
       return ApplyRmsProp(rule, gradient, value, slots);

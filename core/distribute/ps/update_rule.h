@@ -6,10 +6,13 @@
 //
 // Slots, in Keras's order (the order a checkpoint's optimizer keeps them):
 //   SGD      "m" (momentum > 0 only)
-//   ADAM     "m", "v"
+//   ADAM     "m", "v", ["vhat" when amsgrad]
 //   RMSPROP  "velocity", ["momentum" when momentum > 0],
 //            ["average_gradient" when centered]
 //   ADAGRAD  "accumulator" (starting at initial_accumulator_value)
+//
+// Any kind may decay the weight first (Keras's weight_decay, AdamW):
+// value -= value * weight_decay * learning_rate, in float32 as Keras does.
 //
 // Pure functions; the caller holds the variable's lock.
 #ifndef TFD_CORE_DISTRIBUTE_PS_UPDATE_RULE_H_
@@ -27,8 +30,8 @@ namespace tfd {
 namespace ps {
 
 // INVALID_ARGUMENT naming `variable` for a negative learning rate,
-// momentum, epsilon, rho or initial accumulator, Adam betas outside
-// [0, 1), or an unknown kind.
+// momentum, epsilon, rho, initial accumulator or weight decay, Adam betas
+// outside [0, 1), amsgrad on another kind, or an unknown kind.
 absl::Status CheckUpdateRule(const std::string& variable, const OptimizerConfig& rule);
 
 // How many slots `rule` keeps.

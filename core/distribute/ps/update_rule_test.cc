@@ -29,8 +29,10 @@ Trained TwoSteps(const OptimizerConfig& rule) {
     const float init = SlotInitialValue(rule, i);
     t.slots.push_back(Vec({init, init}));
   }
-  EXPECT_TRUE(ApplyUpdateRule(rule, 0, Vec({0.5f, -1}), t.value, t.slots).ok());
-  EXPECT_TRUE(ApplyUpdateRule(rule, 1, Vec({0.2f, 0.4f}), t.value, t.slots).ok());
+  const absl::Status first = ApplyUpdateRule(rule, 0, Vec({0.5f, -1}), t.value, t.slots);
+  EXPECT_TRUE(first.ok()) << first;
+  const absl::Status second = ApplyUpdateRule(rule, 1, Vec({0.2f, 0.4f}), t.value, t.slots);
+  EXPECT_TRUE(second.ok()) << second;
   return t;
 }
 
@@ -73,6 +75,58 @@ TEST(UpdateRuleTest, AdagradStartsFromTheInitialAccumulator) {
   EXPECT_THAT(Values(t.slots[0]), Pointwise(FloatNear(1e-6), {0.39f, 1.26f}));
 }
 
+OptimizerConfig Adam(bool amsgrad, float weight_decay) {
+  OptimizerConfig rule;
+  rule.set_kind(OptimizerConfig::ADAM);
+  rule.set_learning_rate(0.1f);
+  rule.set_beta_1(0.9f);
+  rule.set_beta_2(0.999f);
+  rule.set_epsilon(1e-7f);
+  rule.set_amsgrad(amsgrad);
+  rule.set_weight_decay(weight_decay);
+  return rule;
+}
+
+// AdamW(learning_rate=0.1, weight_decay=0.05): the weight decays before
+// each Adam step; the slots are Adam's. The tolerances are the local
+// Adam's against Keras (adam_test.cc): the fused op forms 1 - beta_2 from
+// float32 beta_2, Keras in Python doubles, which moves v by ~1e-5
+// relative.
+TEST(UpdateRuleTest, AdamWDecaysTheWeightAsKeras) {
+  const Trained t = TwoSteps(Adam(false, 0.05f));
+  ASSERT_EQ(t.slots.size(), 2u);
+  EXPECT_THAT(Values(t.value), Pointwise(FloatNear(2e-6), {0.80067021f, -1.84599102f}));
+  EXPECT_THAT(Values(t.slots[0]), Pointwise(FloatNear(1e-7), {0.065f, -0.05f}));
+  EXPECT_THAT(Values(t.slots[1]), Pointwise(FloatNear(2e-8), {0.00028975f, 0.001159f}));
+}
+
+// SGD(learning_rate=0.1, momentum=0.5, weight_decay=0.2).
+TEST(UpdateRuleTest, WeightDecayAppliesToEveryKind) {
+  OptimizerConfig rule;
+  rule.set_kind(OptimizerConfig::SGD);
+  rule.set_learning_rate(0.1f);
+  rule.set_momentum(0.5f);
+  rule.set_weight_decay(0.2f);
+  const Trained t = TwoSteps(rule);
+  EXPECT_THAT(Values(t.value), Pointwise(FloatNear(1e-6), {0.8664f, -1.8128f}));
+  EXPECT_THAT(Values(t.slots[0]), Pointwise(FloatNear(1e-7), {-0.045f, 0.01f}));
+}
+
+// Adam(learning_rate=0.1, amsgrad=True) with a third, zero gradient: v
+// shrinks, vhat keeps its largest value and drives the step.
+TEST(UpdateRuleTest, AmsgradKeepsTheLargestSecondMoment) {
+  const OptimizerConfig rule = Adam(true, 0);
+  ASSERT_EQ(NumSlots(rule), 3);
+  EXPECT_FALSE(SameSlots(Adam(false, 0), rule));
+  Trained t = TwoSteps(rule);
+  ASSERT_TRUE(ApplyUpdateRule(rule, 2, Vec({0, 0}), t.value, t.slots).ok());
+  EXPECT_THAT(Values(t.value), Pointwise(FloatNear(2e-6), {0.74072051f, -1.83873904f}));
+  EXPECT_THAT(Values(t.slots[1]), Pointwise(FloatNear(2e-8), {0.00028946f, 0.00115784f}));
+  EXPECT_THAT(Values(t.slots[2]), Pointwise(FloatNear(2e-8), {0.00028975f, 0.001159f}));
+  // The largest v: step 2's, not step 3's.
+  EXPECT_GT(t.slots[2].flat<float>()[0], t.slots[1].flat<float>()[0]);
+}
+
 TEST(UpdateRuleTest, SlotsOfAnotherLayoutAreNotReused) {
   EXPECT_TRUE(SameSlots(RmsProp(0.5f, true), RmsProp(0.5f, true)));
   OptimizerConfig faster = RmsProp(0.5f, true);
@@ -93,6 +147,10 @@ TEST(UpdateRuleTest, BadRulesAreRefused) {
   adagrad.set_kind(OptimizerConfig::ADAGRAD);
   adagrad.set_initial_accumulator_value(-0.1f);
   EXPECT_THAT(CheckUpdateRule("w", adagrad).message(), HasSubstr("initial_accumulator_value"));
+  EXPECT_THAT(CheckUpdateRule("w", Adam(false, -0.1f)).message(), HasSubstr("weight decay"));
+  OptimizerConfig sgd_amsgrad;
+  sgd_amsgrad.set_amsgrad(true);
+  EXPECT_THAT(CheckUpdateRule("w", sgd_amsgrad).message(), HasSubstr("amsgrad"));
   OptimizerConfig unknown;
   unknown.set_kind(static_cast<OptimizerConfig::Kind>(9));
   EXPECT_THAT(CheckUpdateRule("w", unknown).message(), HasSubstr("unknown optimizer kind"));

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/distribute/ps/update_rule.h"
+#include "core/framework/execute.h"
 #include "core/framework/status.h"
 
 namespace tfd {
@@ -146,6 +147,14 @@ absl::Status VariableStore::ApplyGradient(const std::string& name, const Tensor&
   TFD_RETURN_IF_ERROR(ApplyUpdateRule(variable->optimizer, variable->step, gradient,
                                       variable->value, variable->slots));
   ++variable->step;
+  return absl::OkStatus();
+}
+
+absl::Status VariableStore::AssignSub(const std::string& name, const Tensor& delta) {
+  TFD_ASSIGN_OR_RETURN(std::shared_ptr<Variable> variable, Find(name));
+  absl::MutexLock lock(&variable->mu);
+  TFD_RETURN_IF_ERROR(CheckSameShape("delta", name, variable->value.shape(), delta));
+  TFD_ASSIGN_OR_RETURN(variable->value, Execute1("Sub", {variable->value, delta}));
   return absl::OkStatus();
 }
 

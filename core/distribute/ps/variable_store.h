@@ -68,6 +68,9 @@ class VariableStore {
   // from fresh slots and step 0.
   absl::Status ApplyGradient(const std::string& name, const Tensor& gradient,
                              const OptimizerConfig* optimizer = nullptr);
+  // value -= delta, under the variable's lock; the optimizer's state and
+  // step stay. INVALID_ARGUMENT when the shape differs; NOT_FOUND.
+  absl::Status AssignSub(const std::string& name, const Tensor& delta);
 
  private:
   struct Variable {

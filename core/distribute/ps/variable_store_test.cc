@@ -32,6 +32,22 @@ TEST(VariableStoreTest, PlainSgd) {
   EXPECT_THAT(Values(*store.Read("w")), ElementsAre(0.0f, 4.0f));
 }
 
+// State a layer updates (moving statistics): subtracted in place, the
+// optimizer's slots and step untouched.
+TEST(VariableStoreTest, AssignSubLeavesTheOptimizerAlone) {
+  VariableStore store;
+  ASSERT_TRUE(store.Create("w", Vec({1, 2}), Sgd(0.1f, 0.9f)).ok());
+  ASSERT_TRUE(store.ApplyGradient("w", Vec({1, 1})).ok());
+  ASSERT_TRUE(store.AssignSub("w", Vec({0.5f, -1})).ok());
+  auto state = store.ReadState("w");
+  ASSERT_TRUE(state.ok()) << state.status();
+  EXPECT_THAT(Values(state->value), ElementsAre(FloatNear(0.4f, 1e-6), FloatNear(2.9f, 1e-6)));
+  EXPECT_EQ(state->step, 1);
+  EXPECT_THAT(Values(state->slots[0]), ElementsAre(FloatNear(-0.1f, 1e-7), FloatNear(-0.1f, 1e-7)));
+  EXPECT_EQ(store.AssignSub("w", Vec({1})).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store.AssignSub("nope", Vec({1})).code(), absl::StatusCode::kNotFound);
+}
+
 TEST(VariableStoreTest, GradientCarriesTheRuleOfALaterCompile) {
   // Created with plain SGD at lr 0 (the model was built before Compile);
   // the gradients bring SGD(0.1, momentum=0.9): w = 0.9, then 0.71.

@@ -1,0 +1,195 @@
+// Model::Evaluate and Fit's validation under ParameterServerStrategy, with
+// every task of the job in this process (model_ps_testutil.h).
+//
+// The validation data is one fixed batch, repeated: whichever worker reads
+// whichever batch, the steps' summed states give exactly that batch's
+// loss and accuracy, which the chief's own Evaluate checks.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/data/transforms.h"
+#include "core/distribute/parameter_server_strategy.h"
+#include "core/nn/model_ps_testutil.h"
+#include "core/nn/sgd.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tfd {
+namespace nn {
+namespace {
+
+using ::testing::HasSubstr;
+
+DatasetCreator Validation(int64_t repeats) {
+  return {"validation", [repeats](const data::InputContext&) { return FixedBatch(repeats); }};
+}
+
+std::shared_ptr<Optimizer> Sgd() {
+  SGDOptions options;
+  options.learning_rate = 0.2f;
+  return *SGD::Create(options);
+}
+
+// Counts the test batches of each evaluation.
+class TestBatches : public Callback {
+ public:
+  absl::Status OnTestBegin(const Logs&) override {
+    per_evaluation.push_back(0);
+    return absl::OkStatus();
+  }
+  absl::Status OnTestBatchEnd(int64_t, Logs&) override {
+    ++per_evaluation.back();
+    return absl::OkStatus();
+  }
+  std::vector<int> per_evaluation;
+};
+
+// The fixed batch's loss and accuracy, evaluated on the chief with the
+// values it holds (the ps's, after Fit).
+Logs OnTheChief(Model& model) {
+  EvaluateOptions options;
+  options.verbose = 0;
+  auto logs = model.Evaluate(*FixedBatch(1), options);
+  EXPECT_TRUE(logs.ok()) << logs.status();
+  return logs.ok() ? *logs : Logs();
+}
+
+using ModelPsEvaluateTest = PsJobTest;
+
+TEST_F(ModelPsEvaluateTest, FitValidatesOnTheWorkers) {
+  StartWorkers(Sgd, {Validation(-1)});
+  auto chief = Strategy("chief", 0);
+  ASSERT_NE(chief, nullptr);
+  distribute::StrategyScope scope(chief.get());
+  auto model = BuildModel(Sgd());
+  ASSERT_TRUE(model.ok()) << model.status();
+  auto batches = std::make_shared<TestBatches>();
+  FitOptions options;
+  options.epochs = 2;
+  options.steps_per_epoch = 10;
+  options.verbose = 0;
+  options.validation_creator = Validation(-1);
+  options.validation_steps = 6;
+  options.callbacks = {batches};
+  auto history = (*model)->Fit(Creator(), options);
+  ASSERT_TRUE(history.ok()) << history.status();
+  EXPECT_EQ(batches->per_evaluation, std::vector<int>({6, 6}));
+  const std::vector<double> val_loss = (*history)->Get("val_loss");
+  const std::vector<double> val_accuracy = (*history)->Get("val_accuracy");
+  ASSERT_EQ(val_loss.size(), 2u);
+  ASSERT_EQ(val_accuracy.size(), 2u);
+  EXPECT_NE(val_loss[0], val_loss[1]);  // trained in between
+  const Logs expected = OnTheChief(**model);
+  EXPECT_NEAR(val_loss[1], *expected.Get("loss"), 1e-6);
+  EXPECT_NEAR(val_accuracy[1], *expected.Get("accuracy"), 1e-6);
+
+  // Evaluate on the workers gives the same, for any number of steps.
+  EvaluateOptions eval;
+  eval.verbose = 0;
+  eval.steps = 3;
+  auto logs = (*model)->Evaluate(Validation(-1), eval);
+  ASSERT_TRUE(logs.ok()) << logs.status();
+  EXPECT_NEAR(*logs->Get("loss"), *expected.Get("loss"), 1e-6);
+  EXPECT_NEAR(*logs->Get("accuracy"), *expected.Get("accuracy"), 1e-6);
+}
+
+// Without validation_steps, each evaluation runs until a worker's data
+// runs out (each has 3 batches: 3 to 6 of them are read), and training
+// goes on after.
+TEST_F(ModelPsEvaluateTest, WithoutStepsEvaluationEndsWhenAWorkersDataRunsOut) {
+  StartWorkers(Sgd, {Validation(3)});
+  auto chief = Strategy("chief", 0);
+  ASSERT_NE(chief, nullptr);
+  distribute::StrategyScope scope(chief.get());
+  auto model = BuildModel(Sgd());
+  ASSERT_TRUE(model.ok()) << model.status();
+  auto batches = std::make_shared<TestBatches>();
+  FitOptions options;
+  options.epochs = 3;
+  options.steps_per_epoch = 5;
+  options.verbose = 0;
+  options.validation_creator = Validation(3);
+  options.callbacks = {batches};
+  auto history = (*model)->Fit(Creator(), options);
+  ASSERT_TRUE(history.ok()) << history.status();
+  EXPECT_EQ((*history)->Get("loss").size(), 3u);
+  ASSERT_EQ(batches->per_evaluation.size(), 3u);
+  for (int count : batches->per_evaluation) {
+    EXPECT_GE(count, 3);
+    EXPECT_LE(count, 6);
+  }
+  const std::vector<double> val_loss = (*history)->Get("val_loss");
+  ASSERT_EQ(val_loss.size(), 3u);
+  EXPECT_NEAR(val_loss.back(), *OnTheChief(**model).Get("loss"), 1e-6);
+}
+
+TEST_F(ModelPsEvaluateTest, ValidationDataIsEvaluatedOnTheChief) {
+  StartWorkers(Sgd);
+  auto chief = Strategy("chief", 0);
+  ASSERT_NE(chief, nullptr);
+  distribute::StrategyScope scope(chief.get());
+  auto model = BuildModel(Sgd());
+  ASSERT_TRUE(model.ok()) << model.status();
+  FitOptions options;
+  options.epochs = 2;
+  options.steps_per_epoch = 10;
+  options.verbose = 0;
+  options.validation_data = *FixedBatch(2);
+  options.validation_freq = 2;
+  auto history = (*model)->Fit(Creator(), options);
+  ASSERT_TRUE(history.ok()) << history.status();
+  // validation_freq 2: only the second epoch's logs have val_*, which
+  // History records from the epoch that first has them.
+  const std::vector<double> val_loss = (*history)->Get("val_loss");
+  ASSERT_FALSE(val_loss.empty());
+  EXPECT_NEAR(val_loss.back(), *OnTheChief(**model).Get("loss"), 1e-6);
+}
+
+TEST_F(ModelPsEvaluateTest, ErrorsSayWhatIsWrong) {
+  StartWorkers(Sgd);
+  auto chief = Strategy("chief", 0);
+  ASSERT_NE(chief, nullptr);
+  distribute::StrategyScope scope(chief.get());
+  auto model = BuildModel(Sgd());
+  ASSERT_TRUE(model.ok()) << model.status();
+  FitOptions options;
+  options.steps_per_epoch = 2;
+  options.verbose = 0;
+  FitOptions split = options;
+  split.validation_split = 0.2;
+  auto fit = (*model)->Fit(Creator(), split);
+  EXPECT_EQ(fit.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(fit.status().message(), HasSubstr("validation_split"));
+  FitOptions both = options;
+  both.validation_data = *FixedBatch(1);
+  both.validation_creator = Validation(1);
+  EXPECT_EQ((*model)->Fit(Creator(), both).status().code(), absl::StatusCode::kInvalidArgument);
+
+  // The workers do not serve "validation".
+  EvaluateOptions eval;
+  eval.verbose = 0;
+  auto unserved = (*model)->Evaluate(Validation(1), eval);
+  EXPECT_EQ(unserved.status().code(), absl::StatusCode::kNotFound) << unserved.status();
+  eval.steps = 0;
+  EXPECT_EQ((*model)->Evaluate(Validation(1), eval).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  // Training still works after the failed evaluation.
+  EXPECT_TRUE((*model)->Fit(Creator(), options).ok());
+
+  // Evaluate with a creator on a worker; two creators of one name.
+  auto worker = Strategy("worker", 0);
+  ASSERT_NE(worker, nullptr);
+  distribute::StrategyScope worker_scope(worker.get());
+  auto worker_model = BuildModel(Sgd());
+  ASSERT_TRUE(worker_model.ok()) << worker_model.status();
+  EXPECT_EQ((*worker_model)->Evaluate(Validation(1), EvaluateOptions()).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  DatasetCreator twin = Creator();
+  EXPECT_EQ((*worker_model)->ServeTrainSteps(Creator(), {twin}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace nn
+}  // namespace tfd
