@@ -5,6 +5,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "core/device/device_registry.h"
 #include "core/distribute/default_resolver.h"
 #include "core/distribute/tf_config_resolver.h"
 #include "core/framework/status.h"
@@ -40,6 +41,36 @@ absl::StatusOr<CommunicationImplementation> Implementation(nn::KerasConfig& conf
                                    "got \"", name, "\""));
 }
 
+// "local_devices": "cpu" leaves options.devices empty (local_replicas CPU
+// replicas, one by default); "gpu" puts every GPU of this process there,
+// one replica each, as TensorFlow's MultiWorkerMirroredStrategy does on a
+// worker with GPUs. Checked before joining the job, so a worker without
+// GPUs fails alone and at once instead of stalling the others' start-up.
+absl::Status ReadLocalDevices(nn::KerasConfig& config,
+                              distribute::MultiWorkerMirroredStrategyOptions& options) {
+  TFD_ASSIGN_OR_RETURN(std::string name, config.String("local_devices", "cpu"));
+  const std::string lower = absl::AsciiStrToLower(name);
+  if (lower == "cpu") return absl::OkStatus();
+  if (lower != "gpu") {
+    return config.Error(absl::StatusCode::kInvalidArgument,
+                        absl::StrCat("\"local_devices\" must be \"cpu\" or \"gpu\", got \"",
+                                     name, "\""));
+  }
+  const int count = DeviceCount(DeviceType::kGPU);
+  if (count == 0) {
+    return config.Error(
+        absl::StatusCode::kFailedPrecondition,
+        "\"local_devices\" is \"gpu\" but this process has no GPU (no CUDA device is "
+        "visible, or the library was built without GPU support); use \"cpu\"");
+  }
+  for (int i = 0; i < count; ++i) {
+    TFD_ASSIGN_OR_RETURN(Device* gpu, GetDevice(DeviceType::kGPU, i));
+    options.devices.push_back(gpu);
+  }
+  options.local_replicas = count;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<distribute::ClusterResolver>> ReadClusterResolver(
@@ -54,6 +85,7 @@ absl::StatusOr<std::unique_ptr<distribute::ClusterResolver>> ReadClusterResolver
 absl::StatusOr<distribute::MultiWorkerMirroredStrategyOptions> ReadMultiWorkerOptions(
     nn::KerasConfig& config) {
   distribute::MultiWorkerMirroredStrategyOptions options;
+  TFD_RETURN_IF_ERROR(ReadLocalDevices(config, options));
   distribute::CommunicationOptions& communication = options.communication;
   TFD_ASSIGN_OR_RETURN(communication.implementation, Implementation(config));
   TFD_ASSIGN_OR_RETURN(communication.timeout,

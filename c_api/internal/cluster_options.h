@@ -8,6 +8,10 @@
 // "multi_worker_mirrored": MultiWorkerMirroredStrategyOptions, with the
 // names of tf.distribute.experimental.CommunicationOptions where
 // TensorFlow has them:
+//   "local_devices"              "cpu" (default: one replica on the host
+//                                CPU) or "gpu" (one replica per GPU of
+//                                this process; FAILED_PRECONDITION when it
+//                                has none), case-insensitive;
 //   "implementation"             "AUTO" (default), "RING" or "NCCL"
 //                                (case-insensitive; NCCL needs GPUs);
 //   "timeout_seconds"            every collective's longest wait (300);
@@ -23,7 +27,7 @@
 //   "step_timeout_seconds"       a step's deadline on a worker, past which
 //                                the worker counts as lost (60).
 // INVALID_ARGUMENT for a value of the wrong type, a non-positive timeout,
-// a negative bytes_per_pack or an unknown implementation.
+// a negative bytes_per_pack, an unknown implementation or local_devices.
 #ifndef TFD_C_API_INTERNAL_CLUSTER_OPTIONS_H_
 #define TFD_C_API_INTERNAL_CLUSTER_OPTIONS_H_
 

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "absl/time/clock.h"
 #include "core/framework/tensor_testutil.h"
 #include "core/io/file.h"
 #include "gtest/gtest.h"
@@ -96,6 +97,23 @@ TEST(SavedModelSessionTest, RoundTripMatchesTheModel) {
   int handles = 0;
   for (const auto& o : (*session)->Operations()) handles += o.op == "VarHandleOp";
   EXPECT_EQ(handles, 8);
+}
+
+// TF_SessionRun's timeouts arrive as a deadline: a passed one stops the run
+// before its first node, a distant one changes nothing.
+TEST(SavedModelSessionTest, RunStopsAtItsDeadline) {
+  auto session = SavedModelSession::Load(CnnDir());
+  ASSERT_TRUE(session.ok()) << session.status();
+  const std::string in = "serving_default_" + InputKey(**session) + ":0";
+  const std::string out = OutputKey(**session) + ":0";
+  Tensor images = test::RandomUniformTensor(DT_FLOAT, {2, 28, 28, 1}, 3);
+  auto late = (*session)->Run({{in, images}}, {out}, {}, absl::InfinitePast());
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kDeadlineExceeded) << late.status();
+  auto in_time = (*session)->Run({{in, images}}, {out}, {}, absl::Now() + absl::Hours(1));
+  ASSERT_TRUE(in_time.ok()) << in_time.status();
+  auto unbounded = (*session)->Run({{in, images}}, {out}, {});
+  ASSERT_TRUE(unbounded.ok()) << unbounded.status();
+  test::ExpectTensorNear((*in_time)[0], (*unbounded)[0], 0);
 }
 
 TEST(SavedModelSessionTest, TwoInputFunctionalModelRoundTrip) {

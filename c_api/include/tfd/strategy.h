@@ -17,8 +17,13 @@
  *                      worker of the job that TF_CONFIG describes (else
  *                      Open MPI's or SLURM's environment; with none of
  *                      them, a job of one). Creating it joins the job and
- *                      waits for every worker (see below). One replica per
- *                      worker. Options, as TensorFlow's CommunicationOptions:
+ *                      waits for every worker (see below). Option
+ *                      "local_devices" (string): "cpu" (default: one
+ *                      replica per worker, on the host CPU) or "gpu" (one
+ *                      replica per GPU of this process, every worker with
+ *                      as many; TF_FAILED_PRECONDITION when the process
+ *                      has no GPU). Options, as TensorFlow's
+ *                      CommunicationOptions:
  *                      "implementation" (string: "AUTO", "RING", "NCCL"),
  *                      "timeout_seconds" (double, each collective's longest
  *                      wait, default 300), "bytes_per_pack" (int, 0: 4 MiB);
@@ -78,7 +83,8 @@ typedef struct TFD_Strategy TFD_Strategy;
  * TF_INVALID_ARGUMENT for a NULL or unknown name (the message lists the
  * names), bad option values or a bad TF_CONFIG (or, for
  * "parameter_server", a ps task), TF_UNIMPLEMENTED for "tpu" and unknown
- * options; for the multi-process strategies the errors of joining the job
+ * options, TF_FAILED_PRECONDITION for "local_devices" "gpu" in a process
+ * without GPUs; for the multi-process strategies the errors of joining the job
  * (TF_DEADLINE_EXCEEDED naming the workers or ps tasks that did not
  * start, TF_UNAVAILABLE when the chief's port cannot be bound). */
 TF_CAPI_EXPORT extern TFD_Strategy* TFD_NewStrategy(const char* name, const TFD_Options* options,

@@ -78,6 +78,15 @@ typedef struct TF_TString_Raw {
   uint8_t raw[24];
 } TF_TString_Raw;
 
+/* The representations other than SMALL (TensorFlow names this union too;
+ * its size is what SMALL fits in). */
+typedef union TF_TString_Union {
+  TF_TString_Large large;
+  TF_TString_Offset offset;
+  TF_TString_View view;
+  TF_TString_Raw raw;
+} TF_TString_Union;
+
 /* Bytes a SMALL string holds inline: 24 less the size byte and the NUL. */
 enum { TF_TString_SmallCapacity = 22 };
 
