@@ -2,11 +2,10 @@
 # The ABI guard: every symbol in the committed list must still be exported
 # by libtfd.so (removals break users), and nothing but TF_* / TFD_* may be.
 # New symbols are fine; they are printed so the list can be extended.
-# Every exported function must also be exercised by the robustness test.
+# c_robustness_test checks that every listed function has bad-input cases.
 set -euo pipefail
 lib="$1"
 list="$2"
-robustness="$3"
 exported=$(nm -D --defined-only "$lib" | awk '{print $3}' | sort -u)
 status=0
 while read -r sym; do
@@ -24,12 +23,6 @@ if [ -n "$stray" ]; then
 fi
 added=$(comm -13 <(sort -u "$list") <(echo "$exported") || true)
 [ -n "$added" ] && echo "new symbols (add them to c_api/exported_symbols.txt): $added"
-for sym in $exported; do
-  if ! grep -qw "$sym" "$robustness"; then
-    echo "not called by $(basename "$robustness"): $sym"
-    status=1
-  fi
-done
 count=$(wc -l <<<"$exported")
 echo "libtfd.so exports $count symbols"
 exit $status

@@ -91,6 +91,12 @@ func checkFlat(t *testing.T, what string, close bool, tensors func() func(i int)
 	after := residentBytes(t)
 	t.Logf("%s: %d tensors of 16 KiB, resident %d KiB -> %d KiB (%+d KiB)",
 		what, n, before/1024, after/1024, (after-before)/1024)
+	if underASan {
+		// AddressSanitizer keeps freed memory resident (its quarantine) so
+		// as to catch uses after free: the churn above ran under its checks,
+		// and LeakSanitizer, not resident memory, finds leaks there.
+		t.Skip("the resident-memory bound does not hold under AddressSanitizer")
+	}
 	if limit := int64(n) * leakTensorFloats * 4 / 4; after-before > limit {
 		t.Errorf("%s: resident memory grew by %d bytes (limit %d)", what, after-before, limit)
 	}

@@ -18,6 +18,12 @@ export CGO_ENABLED=1
 export CGO_CFLAGS="-I$include_dir -Wall -Werror"
 export CGO_LDFLAGS="-L$lib_dir -Wl,-rpath,$lib_dir"
 
+# Under --config=asan libtfd.so needs AddressSanitizer's runtime first in
+# the process: `go test -asan` links it into the test binary and checks
+# the cgo glue's C too.
+asan=()
+if readelf -d "$lib_dir/libtfd.so" | grep -q 'libasan\.'; then asan=(-asan); fi
+
 go vet ./...
-go test -count=1 -v ./... 2>&1 | grep -vE "^=== (RUN|PAUSE|CONT)"
+go test "${asan[@]}" -count=1 -v ./... 2>&1 | grep -vE "^=== (RUN|PAUSE|CONT)"
 exit "${PIPESTATUS[0]}"

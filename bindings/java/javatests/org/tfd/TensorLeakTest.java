@@ -1,6 +1,7 @@
 package org.tfd;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -70,6 +71,12 @@ class TensorLeakTest {
     System.out.printf(
         "%s: %d tensors of 16 KiB, resident %d KiB -> %d KiB (%+d KiB)%n",
         what, ITERATIONS, before / 1024, after / 1024, (after - before) / 1024);
+    // AddressSanitizer (-Dorg.tfd.asan=true, set by the test runner under
+    // --config=asan) keeps freed memory resident to catch uses after free:
+    // the churn above ran under its checks, and the bound does not hold.
+    assumeFalse(
+        Boolean.getBoolean("org.tfd.asan"),
+        "the resident-memory bound does not hold under AddressSanitizer");
     assertTrue(
         after - before < LEAKED_IF_ALL_KEPT / 4,
         what + ": resident memory grew by " + (after - before) + " bytes");
