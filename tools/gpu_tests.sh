@@ -12,10 +12,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # What to pack: the tests and binaries of the CUDA packages and of
-# tests/gpu (end-to-end runs), and any test elsewhere that says it needs a
-# GPU.
+# tests/gpu (end-to-end runs), and any test or binary elsewhere that says
+# it needs a GPU (tools/bench:resnet50_benchmark).
 query='kind("cc_test|cc_binary", //core/device/cuda/... + //core/kernels/cuda/... + //tests/gpu/...)
-       + attr(tags, "requires-gpu", tests(//...))'
+       + attr(tags, "requires-gpu", tests(//...))
+       + kind("cc_binary", attr(tags, "requires-gpu", //...))'
 list_only=0
 if [ "${1:-}" = "--list" ]; then
   list_only=1
@@ -88,6 +89,18 @@ for t in "${targets[@]}"; do
   fi
 done
 install -m 755 tools/gpu_run.sh "$dist/run.sh"
+install -m 755 tools/device_check.sh "$dist/device_check.sh"
+install -m 644 tools/bench/torch_reference.py "$dist/torch_reference.py"
+# mirrored_gpu_test trains on Fashion-MNIST's t10k files (4.4 MB).
+fashion=${TFD_FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
+if [ -f "$fashion/t10k-images-idx3-ubyte.gz" ]; then
+  mkdir -p "$dist/data/fashion-mnist"
+  cp "$fashion"/t10k-*-ubyte.gz "$dist/data/fashion-mnist/"
+fi
+# Symbols are of no use there and most of the size: a device run carries
+# at most 64 MiB.
+find "$dist/bin" "$dist/lib" -type f \( -perm -u+x -o -name "*.so*" \) \
+  -exec strip --strip-unneeded {} +
 {
   echo "tfd GPU tests, packed by tools/gpu_tests.sh"
   echo "commit: $(git rev-parse HEAD)$(git diff --quiet HEAD || echo ' (with local changes)')"
@@ -100,5 +113,10 @@ install -m 755 tools/gpu_run.sh "$dist/run.sh"
   done | sort -u
 } > "$dist/MANIFEST"
 tar -C dist -czf dist/tfd-gpu-tests.tar.gz gpu
+size_mib=$(( ($(du -sb "$dist" | cut -f1) + 1048575) / 1048576 ))
 echo "== packed $(wc -l < "$dist/TESTS") tests and $(wc -l < "$dist/BENCHMARKS")" \
-     "benchmarks into $dist ($(du -sh "$dist" | cut -f1)) and dist/tfd-gpu-tests.tar.gz"
+     "benchmarks into $dist (${size_mib} MiB) and dist/tfd-gpu-tests.tar.gz" \
+     "($(du -sh dist/tfd-gpu-tests.tar.gz | cut -f1))"
+if [ "$size_mib" -gt 64 ]; then
+  echo "gpu_tests.sh: warning: $dist is over the 64 MiB a device run carries" >&2
+fi
