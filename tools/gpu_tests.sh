@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Builds tfd's GPU test and benchmark binaries here (--config=cuda: needs
-# the CUDA toolkit, not a GPU) and packs them into dist/gpu/, with every
-# shared library they need except the C/C++ runtime and CUDA's own, plus
-# dist/gpu/run.sh to run them on a GPU machine. dist/tfd-gpu-tests.tar.gz
-# holds the same. See docs/GPU.md.
+# the CUDA toolkit, not a GPU) and packs them into dist/tfd-gpu/, with
+# every shared library they need except the C/C++ runtime and CUDA's own,
+# plus run.sh to run them on a GPU machine and device_check.sh, the one
+# command of a GPU run. dist/gpu/ holds the same compressed
+# (tfd-gpu.tar.gz, with a copy of the MANIFEST): what a GPU run carries,
+# under 64 MiB. See docs/GPU.md.
 #
 #   tools/gpu_tests.sh                       # every CUDA test and benchmark
 #   tools/gpu_tests.sh //core/kernels/cuda:relu_kernels_test ...   # some
@@ -42,9 +44,10 @@ echo "== bazel build --config=cuda (${#targets[@]} targets)"
 bazel build --config=cuda --noshow_progress "${targets[@]}"
 bin=$(bazel info --config=cuda bazel-bin 2>/dev/null)
 
-dist=dist/gpu
-rm -rf "$dist" dist/tfd-gpu-tests.tar.gz
-mkdir -p "$dist/bin" "$dist/lib"
+dist=dist/tfd-gpu
+carried=dist/gpu
+rm -rf "$dist" "$carried" dist/tfd-gpu-tests.tar.gz
+mkdir -p "$dist/bin" "$dist/lib" "$carried"
 
 # Copies what `binary` links against: Bazel's own libraries keep their
 # place next to the binaries (their RUNPATH is $ORIGIN-relative); other
@@ -91,6 +94,7 @@ done
 install -m 755 tools/gpu_run.sh "$dist/run.sh"
 install -m 755 tools/device_check.sh "$dist/device_check.sh"
 install -m 644 tools/bench/torch_reference.py "$dist/torch_reference.py"
+install -m 644 tools/bench/device_summary.py "$dist/device_summary.py"
 # mirrored_gpu_test trains on Fashion-MNIST's t10k files (4.4 MB).
 fashion=${TFD_FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
 if [ -f "$fashion/t10k-images-idx3-ubyte.gz" ]; then
@@ -112,11 +116,13 @@ find "$dist/bin" "$dist/lib" -type f \( -perm -u+x -o -name "*.so*" \) \
     ldd "$bin/$b" | awk '$3 ~ /^\/usr\/local\/cuda/ { print "  " $1 }'
   done | sort -u
 } > "$dist/MANIFEST"
-tar -C dist -czf dist/tfd-gpu-tests.tar.gz gpu
-size_mib=$(( ($(du -sb "$dist" | cut -f1) + 1048575) / 1048576 ))
+# Compressed, the pack is about a third of its size (libdnnl and the
+# CUDA kernels' fat binaries are most of it).
+tar -C dist -czf "$carried/tfd-gpu.tar.gz" tfd-gpu
+cp "$dist/MANIFEST" "$carried/MANIFEST"
+mib() { echo $(( ($(du -sb "$1" | cut -f1) + 1048575) / 1048576 )); }
 echo "== packed $(wc -l < "$dist/TESTS") tests and $(wc -l < "$dist/BENCHMARKS")" \
-     "benchmarks into $dist (${size_mib} MiB) and dist/tfd-gpu-tests.tar.gz" \
-     "($(du -sh dist/tfd-gpu-tests.tar.gz | cut -f1))"
-if [ "$size_mib" -gt 64 ]; then
-  echo "gpu_tests.sh: warning: $dist is over the 64 MiB a device run carries" >&2
+     "benchmarks into $dist ($(mib "$dist") MiB) and $carried ($(mib "$carried") MiB)"
+if [ "$(mib "$carried")" -gt 64 ]; then
+  echo "gpu_tests.sh: warning: $carried is over the 64 MiB a GPU run carries" >&2
 fi

@@ -50,7 +50,7 @@ struct Flags {
   int warmup = 2;
 };
 
-// Everything one step needs, on the GPU.
+// Everything one step needs, on the benchmark's device.
 struct Setup {
   std::shared_ptr<distribute::Strategy> strategy;
   std::shared_ptr<Functional> model;
@@ -107,24 +107,36 @@ absl::Status Step(Setup& s, Device* device) {
   return device->Synchronize();
 }
 
+// The model and data with `flags.warmup` steps done, made once per
+// process: Google Benchmark calls the benchmark function once per
+// repetition and again while it picks the number of iterations.
+absl::StatusOr<Setup>& SharedSetup(Device* device, const Flags& flags) {
+  static absl::StatusOr<Setup>* const shared = [&] {
+    auto* setup = new absl::StatusOr<Setup>(absl::UnknownError("unset"));
+    *setup = [&]() -> absl::StatusOr<Setup> {
+      TFD_ASSIGN_OR_RETURN(DTypePolicy policy, DTypePolicy::FromName(flags.policy));
+      ScopedGlobalPolicy policy_scope(policy);
+      TFD_ASSIGN_OR_RETURN(Setup s, MakeSetup(device, flags, policy));
+      distribute::StrategyScope scope(s.strategy.get());
+      DeviceScope on_device(device);
+      for (int i = 0; i < flags.warmup; ++i) TFD_RETURN_IF_ERROR(Step(s, device));
+      return s;
+    }();
+    return setup;
+  }();
+  return *shared;
+}
+
 void BM_ResNet50TrainStep(benchmark::State& state, const Flags& flags) {
   if (absl::StartsWithIgnoreCase(flags.device, "GPU") && DeviceCount(DeviceType::kGPU) == 0) {
     return state.SkipWithError("no CUDA device");
   }
   absl::StatusOr<Device*> device = FindDevice(flags.device);
   if (!device.ok()) return state.SkipWithError(std::string(device.status().message()).c_str());
-  absl::StatusOr<DTypePolicy> policy = DTypePolicy::FromName(flags.policy);
-  if (!policy.ok()) return state.SkipWithError(std::string(policy.status().message()).c_str());
-  ScopedGlobalPolicy policy_scope(*policy);
-  ClearSession();
-  absl::StatusOr<Setup> setup = MakeSetup(*device, flags, *policy);
+  absl::StatusOr<Setup>& setup = SharedSetup(*device, flags);
   if (!setup.ok()) return state.SkipWithError(std::string(setup.status().message()).c_str());
   distribute::StrategyScope scope(setup->strategy.get());
   DeviceScope on_device(*device);
-  for (int i = 0; i < flags.warmup; ++i) {
-    absl::Status warm = Step(*setup, *device);
-    if (!warm.ok()) return state.SkipWithError(std::string(warm.message()).c_str());
-  }
   for (auto _ : state) {
     absl::Status step = Step(*setup, *device);
     if (!step.ok()) return state.SkipWithError(std::string(step.message()).c_str());
