@@ -37,7 +37,8 @@ if [ ! -x "$pack/run.sh" ] && [ -f "$pack/tfd-gpu.tar.gz" ]; then
   pack=$scratch/tfd-gpu
 fi
 [ -x "$pack/run.sh" ] && [ -f "$pack/TESTS" ] ||
-  fail "$pack is not a pack of tools/gpu_tests.sh (no run.sh and TESTS, nor tfd-gpu.tar.gz); build it with tools/gpu_tests.sh"
+  fail "$pack is not a pack of tools/gpu_tests.sh (no run.sh and TESTS, nor" \
+       "tfd-gpu.tar.gz); build it with tools/gpu_tests.sh"
 pack=$(cd "$pack" && pwd)
 out=$(cd "$out" && pwd)
 started=$(date +%s)
@@ -55,7 +56,8 @@ gpu_rc=$?
 echo "$gpus" > "$out/nvidia-smi.txt"
 if [ $gpu_rc -ne 0 ] || ! grep -q "^GPU " <<<"$gpus"; then
   if [ "${TFD_DEVICE_CHECK_FORCE:-0}" != 1 ]; then
-    echo "device_check.sh: no NVIDIA GPU here (nvidia-smi -L: ${gpus:-no output}, exit $gpu_rc)." >&2
+    echo "device_check.sh: no NVIDIA GPU here" \
+         "(nvidia-smi -L: ${gpus:-no output}, exit $gpu_rc)." >&2
     echo "device_check.sh: run it on the GPU machine; TFD_DEVICE_CHECK_FORCE=1 runs it anyway." >&2
     echo "no GPU: nothing measured" > "$out/summary.txt"
     exit 2
@@ -110,7 +112,8 @@ run_benchmark() {  # name seconds binary args...
   local rc=$?
   # A benchmark that cannot run says ERROR OCCURRED and still exits 0.
   [ $rc -eq 0 ] && grep -q "ERROR OCCURRED" "$out/$name.log" && rc=1
-  [ $rc -eq 0 ] || log "benchmark $name failed (exit $rc): $(grep -m1 "ERROR OCCURRED" "$out/$name.log")"
+  [ $rc -eq 0 ] ||
+    log "benchmark $name failed (exit $rc): $(grep -m1 "ERROR OCCURRED" "$out/$name.log")"
   return $rc
 }
 # The library path run.sh would use: the pack's lib/ and the nvidia pip packages.

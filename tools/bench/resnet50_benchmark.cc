@@ -70,8 +70,8 @@ absl::StatusOr<Setup> MakeSetup(Device* device, const Flags& flags, const DTypeP
   SGDOptions sgd;
   sgd.learning_rate = 0.01f;
   TFD_ASSIGN_OR_RETURN(std::unique_ptr<SGD> plain, SGD::Create(sgd));
-  TFD_ASSIGN_OR_RETURN(s.optimizer,
-                       WrapOptimizerForPolicy(std::shared_ptr<Optimizer>(std::move(plain)), policy));
+  std::shared_ptr<Optimizer> unwrapped = std::move(plain);
+  TFD_ASSIGN_OR_RETURN(s.optimizer, WrapOptimizerForPolicy(unwrapped, policy));
   s.sources = LocalVariables(s.model->TrainableVariables());
   // Uniform [0, 1) images and labels 0..999 made on the device.
   TFD_ASSIGN_OR_RETURN(
