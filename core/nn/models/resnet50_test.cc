@@ -1,5 +1,7 @@
 // ResNet50 against tf-keras 2.21's keras.applications.ResNet50(weights=
-// None): parameter and weight counts, layer order and names, output shapes
+// None): its summary byte for byte (testdata/, made by
+// make_resnet50_summary.py: every layer's name, class, output shape,
+// parameters and inputs), parameter and weight counts, output shapes
 // (224x224 with the classifier, 32x32 without), Keras's argument errors;
 // and one SGD training step on the CPU at 64x64, batch 2, whose gradients
 // reach every trainable weight and whose second step lowers the loss.
@@ -8,6 +10,7 @@
 #include <cmath>
 
 #include "core/autodiff/gradient_tape.h"
+#include "core/io/file.h"
 #include "core/kernels/random_seed.h"
 #include "core/nn/layer_testutil.h"
 #include "core/nn/losses.h"
@@ -65,6 +68,15 @@ TEST(ResNet50Test, CountsNamesAndShapesAsTfKeras) {
   EXPECT_EQ(OutputShapeOf(*model, "conv5_block3_out"), (Shape{kNone, 7, 7, 2048}));
   EXPECT_EQ(OutputShapeOf(*model, "avg_pool"), (Shape{kNone, 2048}));
   EXPECT_EQ(model->outputs()[0].shape(), (Shape{kNone, 1000}));
+}
+
+TEST(ResNet50Test, SummaryIsTfKeras) {
+  ClearSession();
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<Functional> model, ResNet50());
+  ASSERT_OK_AND_ASSIGN(const std::string expected,
+                       io::ReadFileToString("core/nn/models/testdata/resnet50_summary.txt"));
+  ASSERT_OK_AND_ASSIGN(const std::string summary, model->Summary());
+  EXPECT_EQ(summary, expected);
 }
 
 TEST(ResNet50Test, WithoutTopAsTfKeras) {
