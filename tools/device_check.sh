@@ -25,7 +25,14 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 pack=${1:-dist/gpu}
 out=${2:-${OUT:-device_check_out}}
-python=${PYTHON:-python3}
+# The Python with PyTorch (and the nvidia packages the binaries load).
+python=${PYTHON:-}
+if [ -z "$python" ]; then
+  for candidate in python3 python; do
+    if "$candidate" -c "import torch" > /dev/null 2>&1; then python=$candidate; break; fi
+  done
+  python=${python:-python3}
+fi
 
 fail() { echo "device_check.sh: $*" >&2; exit 2; }
 mkdir -p "$out" || fail "cannot create $out"
@@ -51,6 +58,7 @@ summarize="$pack/device_summary.py"
 [ -f "$summarize" ] || summarize="$here/bench/device_summary.py"
 
 log "pack: $(sed -n 2p "$pack/MANIFEST" 2>/dev/null)"
+log "python: $python ($("$python" --version 2>&1))"
 gpus=$(timeout 30 nvidia-smi -L 2>&1)
 gpu_rc=$?
 echo "$gpus" > "$out/nvidia-smi.txt"
