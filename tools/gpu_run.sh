@@ -8,6 +8,7 @@
 #   ./run.sh --benchmarks        # every test, then every benchmark
 #   ./run.sh --out DIR ...       # also keep logs and benchmark JSON in DIR
 #   ./run.sh relu ...            # only binaries whose path contains "relu"
+#   ./run.sh --timeout 60 ...    # stop any one binary after 60 seconds
 #
 # The CUDA libraries (cudart, cuBLAS, cuDNN, NCCL) come from the Python
 # environment's nvidia packages when there are any, else from the system.
@@ -17,10 +18,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 benchmarks=0
 out=""
 filter=""
+limit=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --benchmarks) benchmarks=1 ;;
     --out) out=$2; shift ;;
+    --timeout) limit=$2; shift ;;
     *) filter=$1 ;;
   esac
   shift
@@ -64,10 +67,15 @@ run_one() {  # kind rel-path
     args=(--benchmark_min_time=0.2)
     [ -n "$out" ] && args+=(--benchmark_out="$out/$name.json" --benchmark_out_format=json)
   fi
-  (cd "$scratch" && TEST_TMPDIR="$scratch" "$here/bin/$rel" "${args[@]}") 2>&1 | tee "$log"
+  local bounded=()
+  [ "$limit" -gt 0 ] && bounded=(timeout --kill-after=10 "$limit")
+  (cd "$scratch" && TEST_TMPDIR="$scratch" "${bounded[@]}" "$here/bin/$rel" "${args[@]}") 2>&1 |
+    tee "$log"
   local rc=${PIPESTATUS[0]}
   [ -n "$out" ] && cp "$log" "$out/$name.log"
-  if [ "$rc" -ne 0 ]; then
+  if [ "$limit" -gt 0 ] && { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; }; then
+    failed+=("$rel (timed out after ${limit}s)")
+  elif [ "$rc" -ne 0 ]; then
     failed+=("$rel (exit $rc)")
   elif grep -q "no CUDA device" "$log"; then
     failed+=("$rel (skipped: no CUDA device seen)")

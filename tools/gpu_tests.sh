@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Builds tfd's GPU test and benchmark binaries here (--config=cuda: needs
-# the CUDA toolkit, not a GPU) and packs them into dist/gpu/, with every
-# shared library they need except the C/C++ runtime and CUDA's own, plus
-# dist/gpu/run.sh to run them on a GPU machine. dist/tfd-gpu-tests.tar.gz
-# holds the same. See docs/GPU.md.
+# the CUDA toolkit, not a GPU) and packs them into dist/tfd-gpu/, with
+# every shared library they need except the C/C++ runtime and CUDA's own,
+# plus run.sh to run them on a GPU machine and device_check.sh, the one
+# command of a GPU run. dist/gpu/ holds the same compressed
+# (tfd-gpu.tar.gz, with a copy of the MANIFEST): what a GPU run carries,
+# under 64 MiB. See docs/GPU.md.
 #
 #   tools/gpu_tests.sh                       # every CUDA test and benchmark
 #   tools/gpu_tests.sh //core/kernels/cuda:relu_kernels_test ...   # some
@@ -12,10 +14,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # What to pack: the tests and binaries of the CUDA packages and of
-# tests/gpu (end-to-end runs), and any test elsewhere that says it needs a
-# GPU.
+# tests/gpu (end-to-end runs), and any test or binary elsewhere that says
+# it needs a GPU (tools/bench:resnet50_benchmark).
 query='kind("cc_test|cc_binary", //core/device/cuda/... + //core/kernels/cuda/... + //tests/gpu/...)
-       + attr(tags, "requires-gpu", tests(//...))'
+       + attr(tags, "requires-gpu", tests(//...))
+       + kind("cc_binary", attr(tags, "requires-gpu", //...))'
 list_only=0
 if [ "${1:-}" = "--list" ]; then
   list_only=1
@@ -41,9 +44,10 @@ echo "== bazel build --config=cuda (${#targets[@]} targets)"
 bazel build --config=cuda --noshow_progress "${targets[@]}"
 bin=$(bazel info --config=cuda bazel-bin 2>/dev/null)
 
-dist=dist/gpu
-rm -rf "$dist" dist/tfd-gpu-tests.tar.gz
-mkdir -p "$dist/bin" "$dist/lib"
+dist=dist/tfd-gpu
+carried=dist/gpu
+rm -rf "$dist" "$carried" dist/tfd-gpu-tests.tar.gz
+mkdir -p "$dist/bin" "$dist/lib" "$carried"
 
 # Copies what `binary` links against: Bazel's own libraries keep their
 # place next to the binaries (their RUNPATH is $ORIGIN-relative); other
@@ -88,6 +92,19 @@ for t in "${targets[@]}"; do
   fi
 done
 install -m 755 tools/gpu_run.sh "$dist/run.sh"
+install -m 755 tools/device_check.sh "$dist/device_check.sh"
+install -m 644 tools/bench/torch_reference.py "$dist/torch_reference.py"
+install -m 644 tools/bench/device_summary.py "$dist/device_summary.py"
+# mirrored_gpu_test trains on Fashion-MNIST's t10k files (4.4 MB).
+fashion=${TFD_FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
+if [ -f "$fashion/t10k-images-idx3-ubyte.gz" ]; then
+  mkdir -p "$dist/data/fashion-mnist"
+  cp "$fashion"/t10k-*-ubyte.gz "$dist/data/fashion-mnist/"
+fi
+# Symbols are of no use there and most of the size: a device run carries
+# at most 64 MiB.
+find "$dist/bin" "$dist/lib" -type f \( -perm -u+x -o -name "*.so*" \) \
+  -exec strip --strip-unneeded {} +
 {
   echo "tfd GPU tests, packed by tools/gpu_tests.sh"
   echo "commit: $(git rev-parse HEAD)$(git diff --quiet HEAD || echo ' (with local changes)')"
@@ -99,6 +116,13 @@ install -m 755 tools/gpu_run.sh "$dist/run.sh"
     ldd "$bin/$b" | awk '$3 ~ /^\/usr\/local\/cuda/ { print "  " $1 }'
   done | sort -u
 } > "$dist/MANIFEST"
-tar -C dist -czf dist/tfd-gpu-tests.tar.gz gpu
+# Compressed, the pack is about a third of its size (libdnnl and the
+# CUDA kernels' fat binaries are most of it).
+tar -C dist -czf "$carried/tfd-gpu.tar.gz" tfd-gpu
+cp "$dist/MANIFEST" "$carried/MANIFEST"
+mib() { echo $(( ($(du -sb "$1" | cut -f1) + 1048575) / 1048576 )); }
 echo "== packed $(wc -l < "$dist/TESTS") tests and $(wc -l < "$dist/BENCHMARKS")" \
-     "benchmarks into $dist ($(du -sh "$dist" | cut -f1)) and dist/tfd-gpu-tests.tar.gz"
+     "benchmarks into $dist ($(mib "$dist") MiB) and $carried ($(mib "$carried") MiB)"
+if [ "$(mib "$carried")" -gt 64 ]; then
+  echo "gpu_tests.sh: warning: $carried is over the 64 MiB a GPU run carries" >&2
+fi

@@ -156,6 +156,31 @@ absl::StatusOr<std::vector<int64_t>> KerasConfig::IntList(absl::string_view key,
   return values;
 }
 
+absl::StatusOr<std::vector<std::vector<int64_t>>> KerasConfig::NestedIntList(
+    absl::string_view key, int64_t default_value) {
+  const JsonValue* v = Take(key);
+  if (v == nullptr) return std::vector<std::vector<int64_t>>{{default_value}, {default_value}};
+  if (!v->is_array()) {
+    TFD_ASSIGN_OR_RETURN(int64_t value, ToInt(*v, key));
+    return std::vector<std::vector<int64_t>>{{value}, {value}};
+  }
+  std::vector<std::vector<int64_t>> lists;
+  for (const JsonValue& item : v->items()) {
+    std::vector<int64_t> list;
+    if (item.is_array()) {
+      for (const JsonValue& inner : item.items()) {
+        TFD_ASSIGN_OR_RETURN(int64_t value, ToInt(inner, key));
+        list.push_back(value);
+      }
+    } else {
+      TFD_ASSIGN_OR_RETURN(int64_t value, ToInt(item, key));
+      list.push_back(value);
+    }
+    lists.push_back(std::move(list));
+  }
+  return lists;
+}
+
 absl::StatusOr<std::optional<Shape>> KerasConfig::OptionalShape(absl::string_view key) {
   const JsonValue* v = Take(key);
   if (v == nullptr) return std::optional<Shape>();

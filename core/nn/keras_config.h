@@ -57,6 +57,11 @@ class KerasConfig {
   // int when `key` is missing and `default_value` is set.
   absl::StatusOr<std::vector<int64_t>> IntList(absl::string_view key,
                                                std::optional<int64_t> default_value);
+  // An int or a list whose items are ints or lists of ints (ZeroPadding2D's
+  // padding=1, [1, 2] or [[3, 3], [1, 0]]): an int v becomes {{v}, {v}},
+  // each int item a one-element list. {{d}, {d}} when `key` is missing.
+  absl::StatusOr<std::vector<std::vector<int64_t>>> NestedIntList(absl::string_view key,
+                                                                  int64_t default_value);
   // A shape: a list of ints and nulls (null becomes kNone); nullopt when
   // missing or null.
   absl::StatusOr<std::optional<Shape>> OptionalShape(absl::string_view key);

@@ -19,6 +19,7 @@
 #include "core/nn/merging.h"
 #include "core/nn/pooling.h"
 #include "core/nn/reshaping.h"
+#include "core/nn/zero_padding2d.h"
 
 namespace tfd {
 namespace nn {
@@ -121,6 +122,13 @@ absl::StatusOr<LayerPtr> MakeFlatten(KerasConfig& config, const LayerOptions& la
   return LayerPtr(std::make_shared<Flatten>(layer));
 }
 
+absl::StatusOr<LayerPtr> MakeZeroPadding2D(KerasConfig& config, const LayerOptions& layer) {
+  TFD_ASSIGN_OR_RETURN(std::vector<std::vector<int64_t>> padding,
+                       config.NestedIntList("padding", 1));
+  TFD_RETURN_IF_ERROR(ExpectDefaults(config, {}, true));
+  return LayerPtr(std::make_shared<ZeroPadding2D>(padding, layer));
+}
+
 absl::StatusOr<LayerPtr> MakeReshape(KerasConfig& config, const LayerOptions& layer) {
   TFD_ASSIGN_OR_RETURN(std::vector<int64_t> target_shape, config.IntList("target_shape", {}));
   return LayerPtr(std::make_shared<Reshape>(std::move(target_shape), layer));
@@ -202,6 +210,7 @@ const std::map<std::string, Builder>& Builders() {
       {"GlobalMaxPooling2D", MakeGlobalPooling<GlobalMaxPooling2D>},
       {"Flatten", MakeFlatten},
       {"Reshape", MakeReshape},
+      {"ZeroPadding2D", MakeZeroPadding2D},
       {"Dropout", MakeDropout},
       {"Activation", MakeActivation},
       {"Embedding", MakeEmbedding},

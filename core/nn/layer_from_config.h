@@ -4,8 +4,8 @@
 //
 // Supported classes are the layers tfd has: Dense, Conv1D, Conv2D,
 // MaxPooling1D/2D, AveragePooling1D/2D, GlobalAverage/MaxPooling1D/2D,
-// Flatten, Reshape, Dropout, Activation, Embedding, BatchNormalization,
-// Add, Subtract, Multiply, Average, Maximum, Minimum. InputLayer is made by
+// Flatten, Reshape, ZeroPadding2D, Dropout, Activation, Embedding,
+// BatchNormalization, Add, Subtract, Multiply, Average, Maximum, Minimum. InputLayer is made by
 // the model reader (model_from_json.h), which also records its node.
 //
 // Errors: UNIMPLEMENTED for an unknown class, and for an option tfd does

@@ -87,6 +87,31 @@ TEST(ModelFromJsonTest, FunctionalResidualBlockAsTfKeras) {
   EXPECT_NEAR(y->data<float>()[0] + y->data<float>()[1] + y->data<float>()[2], 1.0f, 1e-5);
 }
 
+TEST(ModelFromJsonTest, ZeroPaddingAsTfKeras) {
+  absl::StatusOr<std::shared_ptr<Model>> model =
+      ModelFromJson(ReadTestdata("zero_padding_functional.json"));
+  ASSERT_TRUE(model.ok()) << model.status();
+  absl::StatusOr<std::string> summary = (*model)->Summary();
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(*summary, ReadTestdata("zero_padding_functional_summary.txt"));
+  absl::StatusOr<Tensor> x = Tensor::Allocate(DT_FLOAT, TensorShape({2, 6, 5, 2}));
+  ASSERT_TRUE(x.ok());
+  std::fill(x->data<float>(), x->data<float>() + x->NumElements(), 1.0f);
+  absl::StatusOr<Tensor> y = (*model)->Call(*x);
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ(y->shape(), TensorShape({2, 3}));
+
+  // Keras's checks of the padding's form, from the layer's constructor.
+  std::string json = ReadTestdata("zero_padding_functional.json");
+  const std::string padding = "\"padding\": [[1, 1], [1, 1]]";
+  ASSERT_NE(json.find(padding), std::string::npos);
+  model = ModelFromJson(
+      absl::StrReplaceAll(json, {{padding, "\"padding\": [[1, 1, 1], [1, 1]]"}}));
+  ASSERT_FALSE(model.ok());
+  EXPECT_THAT(model.status().message(),
+              HasSubstr("The `1st entry of padding` argument must be a tuple of 2 integers"));
+}
+
 TEST(ModelFromJsonTest, SharedLayerIsCalledOncePerNode) {
   const char* json = R"({"class_name": "Functional", "config": {"name": "shared",
     "layers": [

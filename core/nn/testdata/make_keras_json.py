@@ -41,6 +41,12 @@ def main(out_dir):
     x = L.GlobalAveragePooling2D()(x)
     x = L.Dense(3, activation="softmax", kernel_initializer="he_normal")(x)
     save(keras.Model(image, x), out_dir, "residual_functional")
+    image = keras.Input(shape=(6, 5, 2), name="image")
+    x = L.ZeroPadding2D(((1, 2), (0, 3)))(image)
+    x = L.ZeroPadding2D(1)(x)
+    x = L.Conv2D(3, 3, strides=2, name="conv")(x)
+    x = L.GlobalAveragePooling2D()(x)
+    save(keras.Model(image, x), out_dir, "zero_padding_functional")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""The summary table of tools/device_check.sh: tfd's figures against PyTorch's.
+
+Reads, in the output directory of a device check, the Google Benchmark JSON
+of tfd's benchmarks (matmul.json, fashion_cnn.json, resnet50.json or
+resnet50_b128.json; medians of the repetitions) and the JSON lines of
+torch_reference.py (torch.jsonl), and prints one row per figure:
+
+  figure  unit  tfd  torch  tfd speed / torch's
+
+where the last column is above 1 when tfd is faster (throughputs divided,
+times inverted). Writes the same to summary.json. Exit status 1 when a
+figure is missing on either side.
+
+  python3 tools/bench/device_summary.py OUT_DIR [resnet50|resnet50_b128]
+"""
+
+import json
+import os
+import sys
+
+
+def medians(out, name):
+    """run_name -> the median aggregate entry of a Google Benchmark JSON."""
+    try:
+        with open(os.path.join(out, name + ".json")) as f:
+            runs = json.load(f).get("benchmarks", [])
+    except (OSError, ValueError):
+        return {}
+    return {r["run_name"]: r for r in runs if r.get("aggregate_name") == "median"
+            and "error_occurred" not in r}
+
+
+def torch_figures(out):
+    figures = {}
+    try:
+        with open(os.path.join(out, "torch.jsonl")) as f:
+            for line in f:
+                if line.startswith("{"):
+                    record = json.loads(line)
+                    figures[record.get("figure")] = record
+    except (OSError, ValueError):
+        pass
+    return figures
+
+
+def first(runs, prefix):
+    return next((v for k, v in sorted(runs.items()) if k.startswith(prefix)), None)
+
+
+def milliseconds(entry):
+    """Google Benchmark's real_time, in its time_unit, as milliseconds."""
+    scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[entry.get("time_unit", "ns")]
+    return entry["real_time"] * scale
+
+
+def rows(out, resnet_name):
+    """(figure, unit, tfd, torch, higher_is_better) per figure."""
+    torch = torch_figures(out)
+    matmul = first(medians(out, "matmul"), "BM_MatMul<bfloat16>/8192")
+    result = [("MatMul 8192^3 bf16", "TFLOP/s", matmul and matmul["FLOP/s"] / 1e12,
+               torch.get("matmul_8192_bf16", {}).get("value"), True)]
+    fashion = medians(out, "fashion_cnn")
+    for arg, key, label in (("0", "f32", "float32"), ("1", "bf16", "mixed_bfloat16")):
+        step = first(fashion, "BM_FashionCnnTrainStep/" + arg)
+        result.append(("Fashion CNN step b256 " + label, "ms", step and milliseconds(step),
+                       torch.get("fashion_cnn_train_" + key, {}).get("value"), False))
+    resnet = first(medians(out, resnet_name), "BM_ResNet50TrainStep/")
+    reference = torch.get("resnet50_train_bf16", {})
+    batch = reference.get("batch", 128 if resnet_name.endswith("b128") else 256)
+    result.append(("ResNet-50 step b%d mixed_bfloat16" % batch, "images/s",
+                   resnet and resnet["images/s"], reference.get("value"), True))
+    return result, torch
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    out = argv[1]
+    resnet_name = argv[2] if len(argv) > 2 else "resnet50"
+    table, torch = rows(out, resnet_name)
+
+    def fmt(v):
+        return "-" if v is None else "%.4g" % v
+
+    print("%-38s %-9s %10s %10s  %s" % ("figure", "unit", "tfd", "torch", "tfd speed / torch's"))
+    figures = []
+    for figure, unit, ours, theirs, higher in table:
+        ratio = None
+        if ours and theirs:
+            ratio = ours / theirs if higher else theirs / ours
+        print("%-38s %-9s %10s %10s  %s" % (figure, unit, fmt(ours), fmt(theirs), fmt(ratio)))
+        figures.append({"figure": figure, "unit": unit, "tfd": ours, "torch": theirs,
+                        "tfd_speed_over_torch": ratio})
+    for record in torch.values():
+        if "error" in record:
+            print("torch error: %s: %s" % (record.get("figure"), record["error"]))
+    info = torch.get("torch_info", {})
+    if info:
+        print("torch %s on %s" % (info.get("torch"), info.get("gpu", info.get("device"))))
+    with open(os.path.join(out, "summary.json"), "w") as f:
+        json.dump({"figures": figures, "torch": info}, f, indent=1)
+    missing = [f["figure"] for f in figures if f["tfd"] is None or f["torch"] is None]
+    if missing:
+        print("missing: " + ", ".join(missing))
+    return 1 if missing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

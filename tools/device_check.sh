@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# The one command of a run on a GPU machine: given the pack of
+# tools/gpu_tests.sh (dist/gpu), it runs every GPU test, the benchmarks
+# behind the GPU acceptance figures and the PyTorch reference
+# (tools/bench/torch_reference.py), in about 8 minutes at most, and writes
+# their logs and a summary (figure, tfd, torch, ratio) to the output
+# directory. Each step has a time limit and all share a budget of 480 s
+# (TFD_DEVICE_CHECK_BUDGET), so the summary is always written. See
+# docs/GPU.md.
+#
+#   tools/device_check.sh [PACK] [OUT]
+#
+# PACK is dist/gpu (the compressed pack, unpacked to a scratch directory)
+# or an unpacked one (dist/tfd-gpu); OUT is $OUT, else device_check_out.
+#
+# Figures (medians): MatMul 8192^3 bfloat16 TFLOP/s; the Fashion-MNIST
+# CNN's training step at batch 256 (float32 and mixed_bfloat16), ms; the
+# ResNet-50 training step at batch 256 under mixed_bfloat16, images/s (at
+# batch 128 if 256 fails, which the summary says).
+#
+# Without a GPU it stops at once, saying so (exit 2); TFD_DEVICE_CHECK_FORCE=1
+# runs everything anyway, to try the script itself on a machine without one.
+# Exit status: 0 when every test passed and every figure was measured.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+pack=${1:-dist/gpu}
+out=${2:-${OUT:-device_check_out}}
+# The Python with PyTorch (and the nvidia packages the binaries load).
+python=${PYTHON:-}
+if [ -z "$python" ]; then
+  for candidate in python3 python; do
+    if "$candidate" -c "import torch" > /dev/null 2>&1; then python=$candidate; break; fi
+  done
+  python=${python:-python3}
+fi
+
+fail() { echo "device_check.sh: $*" >&2; exit 2; }
+mkdir -p "$out" || fail "cannot create $out"
+# dist/gpu holds the pack compressed: unpack it to a scratch directory.
+if [ ! -x "$pack/run.sh" ] && [ -f "$pack/tfd-gpu.tar.gz" ]; then
+  scratch=$(mktemp -d "${TMPDIR:-/tmp}/tfd-gpu.XXXXXX") || fail "cannot make a scratch directory"
+  trap 'rm -rf "$scratch"' EXIT
+  tar -C "$scratch" -xzf "$pack/tfd-gpu.tar.gz" || fail "cannot unpack $pack/tfd-gpu.tar.gz"
+  pack=$scratch/tfd-gpu
+fi
+[ -x "$pack/run.sh" ] && [ -f "$pack/TESTS" ] ||
+  fail "$pack is not a pack of tools/gpu_tests.sh (no run.sh and TESTS, nor" \
+       "tfd-gpu.tar.gz); build it with tools/gpu_tests.sh"
+pack=$(cd "$pack" && pwd)
+out=$(cd "$out" && pwd)
+started=$(date +%s)
+log() { echo "== [$(( $(date +%s) - started ))s] $*" | tee -a "$out/device_check.log"; }
+
+# The torch reference and the summary: in the pack, else in this tree.
+reference="$pack/torch_reference.py"
+[ -f "$reference" ] || reference="$here/bench/torch_reference.py"
+summarize="$pack/device_summary.py"
+[ -f "$summarize" ] || summarize="$here/bench/device_summary.py"
+
+log "pack: $(sed -n 2p "$pack/MANIFEST" 2>/dev/null)"
+log "python: $python ($("$python" --version 2>&1))"
+gpus=$(timeout 30 nvidia-smi -L 2>&1)
+gpu_rc=$?
+echo "$gpus" > "$out/nvidia-smi.txt"
+if [ $gpu_rc -ne 0 ] || ! grep -q "^GPU " <<<"$gpus"; then
+  if [ "${TFD_DEVICE_CHECK_FORCE:-0}" != 1 ]; then
+    echo "device_check.sh: no NVIDIA GPU here" \
+         "(nvidia-smi -L: ${gpus:-no output}, exit $gpu_rc)." >&2
+    echo "device_check.sh: run it on the GPU machine; TFD_DEVICE_CHECK_FORCE=1 runs it anyway." >&2
+    echo "no GPU: nothing measured" > "$out/summary.txt"
+    exit 2
+  fi
+  log "no GPU, running anyway (TFD_DEVICE_CHECK_FORCE=1): expect failures"
+else
+  log "$gpus"
+  timeout 30 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,power.limit \
+    --format=csv >> "$out/nvidia-smi.txt" 2>&1
+fi
+
+# Every step shares one budget (seconds), so the summary is written
+# before a GPU run's command limit of 10 minutes cuts the run short.
+budget=${TFD_DEVICE_CHECK_BUDGET:-480}
+
+# Runs a command with a time limit (its own, or what is left of the
+# budget), its output to $out/NAME.log; returns its exit status, 124 when
+# it timed out or there was no time left to run it.
+bounded() {  # name seconds command...
+  local name=$1 limit=$2
+  shift 2
+  local left=$(( budget - ($(date +%s) - started) ))
+  if [ "$left" -lt 15 ]; then
+    echo "(not run: the ${budget}s budget is spent)" > "$out/$name.log"
+    log "$name: not run, the ${budget}s budget is spent"
+    return 124
+  fi
+  [ "$limit" -gt "$left" ] && limit=$left
+  timeout --kill-after=10 "$limit" "$@" > "$out/$name.log" 2>&1
+  local rc=$?
+  [ $rc -eq 124 ] || [ $rc -eq 137 ] && echo "(timed out after ${limit}s)" >> "$out/$name.log"
+  return $rc
+}
+
+# 1. Every GPU test, each bounded (run.sh fails a test that skips for
+#    want of a device). The fashion data of mirrored_gpu_test come in the pack.
+[ -d "$pack/data/fashion-mnist" ] && export TFD_FASHION_MNIST_DIR="$pack/data/fashion-mnist"
+log "tests (each at most 90s, all at most 200s)"
+bounded tests 200 "$pack/run.sh" --timeout 90 --out "$out/tests"
+tests_rc=$?
+grep -E "^== [0-9]+ passed|^FAILED" "$out/tests.log" | tee -a "$out/device_check.log"
+[ $tests_rc -eq 124 ] && log "tests: stopped after 200s; the binaries not in tests.log did not run"
+
+# 2. tfd's benchmarks, medians of 3 repetitions as JSON.
+run_benchmark() {  # name seconds binary args...
+  local name=$1 limit=$2 binary=$3
+  shift 3
+  log "benchmark $name"
+  bounded "$name" "$limit" env LD_LIBRARY_PATH="$libs" "$pack/bin/$binary" \
+    --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+    --benchmark_out="$out/$name.json" --benchmark_out_format=json "$@"
+  local rc=$?
+  # A benchmark that cannot run says ERROR OCCURRED and still exits 0.
+  [ $rc -eq 0 ] && grep -q "ERROR OCCURRED" "$out/$name.log" && rc=1
+  [ $rc -eq 0 ] ||
+    log "benchmark $name failed (exit $rc): $(grep -m1 "ERROR OCCURRED" "$out/$name.log")"
+  return $rc
+}
+# The library path run.sh would use: the pack's lib/ and the nvidia pip packages.
+libs="$pack/lib:$("$python" - 2>/dev/null <<'PY'
+import glob, os
+try:
+    import nvidia
+except ImportError:
+    raise SystemExit
+print(":".join(sorted({os.path.dirname(p) for r in nvidia.__path__
+                       for p in glob.glob(os.path.join(r, "**", "lib*.so*"), recursive=True)})))
+PY
+)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+run_benchmark matmul 60 core/kernels/cuda/matmul_kernels_benchmark \
+  '--benchmark_filter=BM_MatMul<bfloat16>/8192/' --benchmark_min_time=0.5
+run_benchmark fashion_cnn 90 tests/gpu/fashion_cnn_gpu_benchmark --benchmark_min_time=1
+resnet_batch=256
+resnet_name=resnet50
+if ! run_benchmark resnet50 150 tools/bench/resnet50_benchmark --batch=256 \
+     --benchmark_min_time=2; then
+  # Out of memory at 256: measure 128 instead (tfd and torch alike).
+  if grep -qiE "out of memory|RESOURCE_EXHAUSTED|allocat" "$out/resnet50.log"; then
+    resnet_batch=128
+    resnet_name=resnet50_b128
+    log "ResNet-50 at batch 256 ran out of memory; trying batch 128"
+    run_benchmark resnet50_b128 120 tools/bench/resnet50_benchmark --batch=128 \
+      --benchmark_min_time=2
+  fi
+fi
+
+# 3. The PyTorch reference, same shapes.
+log "torch reference"
+bounded torch 180 "$python" "$reference" --batch "$resnet_batch"
+cp "$out/torch.log" "$out/torch.jsonl"
+grep -v '^{' "$out/torch.log" | tail -3
+
+# 4. The summary: one row per figure.
+"$python" "$summarize" "$out" "$resnet_name" > "$out/summary.txt" 2>> "$out/device_check.log"
+summary_rc=$?
+cat "$out/summary.txt" | tee -a "$out/device_check.log"
+log "done"
+[ $tests_rc -eq 0 ] && [ $summary_rc -eq 0 ]
