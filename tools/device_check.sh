@@ -51,11 +51,12 @@ out=$(cd "$out" && pwd)
 started=$(date +%s)
 log() { echo "== [$(( $(date +%s) - started ))s] $*" | tee -a "$out/device_check.log"; }
 
-# The torch reference and the summary: in the pack, else in this tree.
-reference="$pack/torch_reference.py"
-[ -f "$reference" ] || reference="$here/bench/torch_reference.py"
-summarize="$pack/device_summary.py"
-[ -f "$summarize" ] || summarize="$here/bench/device_summary.py"
+# The torch reference and the summary: beside this script in the tree
+# (tools/bench), else the pack's copies (the script run from a pack).
+reference="$here/bench/torch_reference.py"
+[ -f "$reference" ] || reference="$pack/torch_reference.py"
+summarize="$here/bench/device_summary.py"
+[ -f "$summarize" ] || summarize="$pack/device_summary.py"
 
 log "pack: $(sed -n 2p "$pack/MANIFEST" 2>/dev/null)"
 log "python: $python ($("$python" --version 2>&1))"

@@ -17,6 +17,7 @@ block in its first 1x1 convolution, BatchNorm epsilon 1.001e-5). Every
 training step is forward, cross-entropy on the logits, backward and one
 plain SGD update (learning rate 0.01), with the batch already on the
 device, ended by a device synchronization; the figure is the median step.
+float32 is full float32 (TF32 off), as tfd's is.
 
 Prints one JSON object per line and nothing else on stdout:
   {"figure": "resnet50_train_bf16", "value": 2650.1, "unit": "images/s", ...}
@@ -170,7 +171,11 @@ def main():
     device = torch.device(args.device)
     torch.manual_seed(0)
     torch.backends.cudnn.benchmark = True
-    info = {"figure": "torch_info", "torch": torch.__version__, "device": str(device)}
+    # tfd's float32 is full float32 (cuBLAS and cuDNN without TF32).
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    info = {"figure": "torch_info", "torch": torch.__version__, "device": str(device),
+            "tf32": False, "cudnn_benchmark": True}
     if device.type == "cuda":
         info["gpu"] = torch.cuda.get_device_name(device)
     emit(info)
