@@ -57,6 +57,46 @@ TEST(ParameterServerStrategyTest, WorkerSharesVariablesOnThePs) {
   EXPECT_EQ((*chief)->parameter_servers().Read("w")->flat<float>()[0], 0.0f);
 }
 
+// A non-trainable variable (moving statistics) stays local until
+// MakeRemote places it on the ps; then workers subtract their changes.
+TEST(ParameterServerStrategyTest, MakeRemotePlacesStateOnThePs) {
+  auto ps = ps::StartParameterServer("127.0.0.1:0");
+  ASSERT_TRUE(ps.ok()) << ps.status();
+  const std::string cluster = absl::StrCat(
+      R"({"chief": ["localhost:1"], "worker": ["localhost:2"], "ps": ["127.0.0.1:)",
+      (*ps)->port(), R"("]})");
+  auto worker = ParameterServerStrategy::FromClusterResolver(Resolver(cluster, "worker", 0), Fast());
+  ASSERT_TRUE(worker.ok()) << worker.status();
+  VariableSpec spec;
+  spec.name = "bn/moving_mean";
+  spec.trainable = false;
+  spec.synchronization = VariableSynchronization::kOnRead;
+  spec.initial_value = [] { return Tensor::FromVector<float>({1, 2}, TensorShape({2})); };
+  auto mean = (*worker)->CreateVariable(spec);
+  ASSERT_TRUE(mean.ok()) << mean.status();
+  EXPECT_FALSE((*worker)->IsRemote(**mean));
+  DistributedVariable* raw = mean->get();
+  const Tensor delta = *Tensor::FromVector<float>({0.5f, -1}, TensorShape({2}));
+  EXPECT_EQ((*worker)->AssignSubVariables({delta}, {raw}).code(),
+            absl::StatusCode::kFailedPrecondition);
+
+  ASSERT_TRUE((*worker)->MakeRemote({*mean}).ok());
+  EXPECT_TRUE((*worker)->IsRemote(**mean));
+  ASSERT_TRUE((*worker)->AssignSubVariables({delta}, {raw}).ok());
+  ASSERT_TRUE((*worker)->PullVariables({raw}).ok());
+  const Tensor pulled = raw->component(0).Peek();
+  EXPECT_EQ(pulled.flat<float>()[0], 0.5f);
+  EXPECT_EQ(pulled.flat<float>()[1], 3.0f);
+
+  spec.name = "counter";
+  spec.initial_value = [] { return Tensor::FromVector<int64_t>({0}, TensorShape({1})); };
+  auto counter = (*worker)->CreateVariable(spec);
+  ASSERT_TRUE(counter.ok()) << counter.status();
+  const absl::Status refused = (*worker)->MakeRemote({*counter});
+  EXPECT_EQ(refused.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(refused.message(), HasSubstr("counter"));
+}
+
 TEST(ParameterServerStrategyTest, NeedsPsAndWorkerJobs) {
   auto no_ps = ParameterServerStrategy::FromClusterResolver(
       Resolver(R"({"worker": ["localhost:2"]})", "worker", 0), Fast());
