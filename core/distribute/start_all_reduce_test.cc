@@ -18,7 +18,9 @@ namespace {
 // Replica r's value of tensor t: [n] floats with awkward low bits.
 Tensor Input(int r, int t, int64_t n) {
   std::vector<float> v(n);
-  for (int64_t i = 0; i < n; ++i) v[i] = 0.1f * (r + 1) + 1e-3f * t + 1.7e-7f * static_cast<float>(i);
+  for (int64_t i = 0; i < n; ++i) {
+    v[i] = 0.1f * (r + 1) + 1e-3f * t + 1.7e-7f * static_cast<float>(i);
+  }
   return test::AsTensor<float>(v, {n});
 }
 
@@ -92,9 +94,9 @@ TEST(StartAllReduceTest, DefaultGathersAndChecksItsInputs) {
   ASSERT_TRUE(strategy.ok()) << strategy.status();
   auto out = (*strategy)->Run([](ReplicaContext& ctx) -> absl::StatusOr<std::vector<Tensor>> {
     EXPECT_FALSE(ctx.overlap_backward_pass());
-    TFD_ASSIGN_OR_RETURN(
-        auto pending,
-        ctx.StartAllReduce(ReduceOp::kSum, {{DT_FLOAT, TensorShape({2})}, {DT_FLOAT, TensorShape({1})}}));
+    TFD_ASSIGN_OR_RETURN(auto pending,
+                         ctx.StartAllReduce(ReduceOp::kSum, {{DT_FLOAT, TensorShape({2})},
+                                                             {DT_FLOAT, TensorShape({1})}}));
     EXPECT_EQ(pending->Put(2, test::AsTensor<float>({1}, {1})).code(),
               absl::StatusCode::kInvalidArgument);
     EXPECT_EQ(pending->Put(1, test::AsTensor<float>({1, 2}, {2})).code(),

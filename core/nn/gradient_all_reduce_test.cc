@@ -151,7 +151,9 @@ TEST(GradientAllReduceTest, GradientsGoInDuringTheBackwardPassLastLayerFirst) {
   // ... and are handed in while the earlier layers' MatMul gradients are
   // still to be computed.
   int matmuls_after_first_put = 0;
-  for (size_t i = puts[0]; i < puts.back(); ++i) matmuls_after_first_put += log.events[i] == "op MatMul";
+  for (size_t i = puts[0]; i < puts.back(); ++i) {
+    matmuls_after_first_put += log.events[i] == "op MatMul";
+  }
   EXPECT_GE(matmuls_after_first_put, 2);
 }
 
@@ -219,7 +221,8 @@ TEST(GradientAllReduceTest, CommunicatingBackwardPassTakesThePlainPath) {
     GradientTape tape;
     ASSERT_OK_AND_ASSIGN(Tensor y, model->Call(Input(), true));
     ASSERT_OK_AND_ASSIGN(Tensor loss, SquaredSum(y));
-    ASSERT_OK_AND_ASSIGN(auto why, WhyNotOverlap(ctx, tape, loss, Raw(model->TrainableVariables())));
+    ASSERT_OK_AND_ASSIGN(auto why,
+                         WhyNotOverlap(ctx, tape, loss, Raw(model->TrainableVariables())));
     ASSERT_TRUE(why.has_value());
     EXPECT_THAT(*why, HasSubstr("collectives"));
   }

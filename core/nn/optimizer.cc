@@ -374,7 +374,8 @@ absl::Status Optimizer::Minimize(const Tensor& loss, absl::Span<DistributedVaria
     tape.StopRecording();
     return ApplyGradients(grads, vars);
   }
-  TFD_ASSIGN_OR_RETURN(std::vector<Tensor> reduced, AllReduceDuringBackward(*ctx, tape, loss, vars));
+  TFD_ASSIGN_OR_RETURN(std::vector<Tensor> reduced,
+                       AllReduceDuringBackward(*ctx, tape, loss, vars));
   tape.StopRecording();
   std::vector<Tensor> kept;
   std::vector<DistributedVariable*> kept_vars;
