@@ -15,11 +15,18 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh || exit 1
 
-args=("$@")
-[ ${#args[@]} -eq 0 ] && args=(//c_api/... //bindings/...)
+flags=()
+targets=()
+for arg in "$@"; do
+  case "$arg" in
+    -*) flags+=("$arg") ;;
+    *) targets+=("$arg") ;;
+  esac
+done
+[ ${#targets[@]} -eq 0 ] && targets=(//c_api/... //bindings/...)
 
 start=$(date +%s)
-bazel test --config=asan --noshow_progress --show_timestamps "${args[@]}"
+bazel test --config=asan --noshow_progress --show_timestamps "${flags[@]}" -- "${targets[@]}"
 status=$?
 echo "tools/asan_test.sh: $(( $(date +%s) - start )) s, bazel test exit status ${status}"
 exit $status
