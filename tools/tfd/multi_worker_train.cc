@@ -24,13 +24,6 @@ std::string DescribeTask(const distribute::ClusterInfo& info) {
 
 absl::Status TrainAsWorker(const TrainFlags& flags, const distribute::ClusterInfo& info,
                            std::FILE* out) {
-  if (info.cluster_spec.HasJob(kPsJob)) {
-    // The coordination service would wait for the ps tasks at its
-    // start-up barrier, which they never reach.
-    return InvalidArgument("the cluster ", info.cluster_spec.DebugString(),
-                           " has a ps job, which MultiWorkerMirroredStrategy does not use; "
-                           "list only chief, worker (and evaluator) tasks");
-  }
   if (!info.local()) {
     std::fprintf(out, "Task %s of the cluster %s\n", DescribeTask(info).c_str(),
                  info.cluster_spec.DebugString().c_str());
@@ -62,6 +55,15 @@ absl::Status RunMultiWorkerTrain(const TrainFlags& flags, std::FILE* out,
                                  const distribute::EnvLookup& env) {
   TFD_ASSIGN_OR_RETURN(distribute::ClusterInfo info,
                        distribute::DefaultClusterResolver(/*gpus_per_node=*/0, env)->Resolve());
+  if (info.cluster_spec.HasJob(kPsJob)) {
+    // Every task says the same, whichever fails first: the coordination
+    // service would wait for the ps tasks at its start-up barrier, which
+    // they never reach.
+    return InvalidArgument("the cluster ", info.cluster_spec.DebugString(),
+                           " has a ps job, which MultiWorkerMirroredStrategy does not use; "
+                           "list only chief, worker (and evaluator) tasks, or train with "
+                           "--strategy=parameter_server");
+  }
   switch (info.task_type) {
     case distribute::TaskType::kChief:
     case distribute::TaskType::kWorker:
@@ -70,11 +72,9 @@ absl::Status RunMultiWorkerTrain(const TrainFlags& flags, std::FILE* out,
       std::fprintf(out, "Task evaluator %d: the side-car evaluator\n", info.task_index);
       return RunSidecarEvaluator(flags, out);
     case distribute::TaskType::kPs:
-      break;
+      break;  // Refused above: a ps task means a ps job.
   }
-  return Unimplemented("ps task ", info.task_index,
-                       ": --strategy=multi_worker_mirrored has no "
-                       "parameter servers, and tfd train has no parameter-server strategy yet");
+  return Internal("ps task ", info.task_index, " in a cluster without a ps job");
 }
 
 }  // namespace cli

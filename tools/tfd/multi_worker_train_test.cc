@@ -50,7 +50,7 @@ TEST(MultiWorkerTrainTest, RefusedRolesAreClearErrors) {
   const std::vector<Case> cases = {
       {R"({"cluster": {"worker": ["localhost:1"], "ps": ["localhost:2"]},
            "task": {"type": "ps", "index": 0}})",
-       absl::StatusCode::kUnimplemented, "ps task 0"},
+       absl::StatusCode::kInvalidArgument, "has a ps job"},
       {R"({"cluster": {"worker": ["localhost:1"], "ps": ["localhost:2"]},
            "task": {"type": "worker", "index": 0}})",
        absl::StatusCode::kInvalidArgument, "has a ps job"},
