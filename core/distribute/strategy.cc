@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "core/framework/execute.h"
+#include "core/framework/placement.h"
 #include "core/framework/status.h"
 
 namespace tfd {
@@ -13,9 +14,14 @@ thread_local Strategy* current_strategy = nullptr;
 thread_local ReplicaContext* current_replica_context = nullptr;
 thread_local bool in_builtin_training_loop = false;
 
-Device* CurrentDevice() {
-  Device* device = DeviceScope::Current();
-  return device != nullptr ? device : HostDevice();
+// The default strategy's device: the innermost DeviceScope, else the
+// default device (TFD_DEFAULT_DEVICE), else the host. A default device
+// that does not resolve fails variable creation; replica_devices() and
+// device() cannot fail and say the host, where the failing ops would
+// otherwise have run.
+Device* DefaultStrategyDeviceOrHost() {
+  absl::StatusOr<Device*> device = CurrentDevice();
+  return device.ok() ? *device : HostDevice();
 }
 
 // The default strategy's replica: the calling thread itself.
@@ -25,7 +31,7 @@ class DefaultReplicaContext : public ReplicaContext {
   Strategy& strategy() const override { return *strategy_; }
   int replica_id_in_sync_group() const override { return 0; }
   int num_replicas_in_sync() const override { return 1; }
-  Device* device() const override { return CurrentDevice(); }
+  Device* device() const override { return DefaultStrategyDeviceOrHost(); }
   // With one replica, SUM and MEAN are the identity.
   absl::StatusOr<std::vector<Tensor>> AllReduce(ReduceOp,
                                                 std::vector<Tensor> values) override {
@@ -43,10 +49,13 @@ class DefaultStrategyImpl : public Strategy {
  public:
   std::string name() const override { return "DefaultDistributionStrategy"; }
   int num_replicas_in_sync() const override { return 1; }
-  std::vector<Device*> replica_devices() const override { return {CurrentDevice()}; }
+  std::vector<Device*> replica_devices() const override {
+    return {DefaultStrategyDeviceOrHost()};
+  }
   absl::StatusOr<std::shared_ptr<DistributedVariable>> CreateVariable(
       const VariableSpec& spec) override {
-    return MakeReplicatedVariable(spec, {CurrentDevice()});
+    TFD_ASSIGN_OR_RETURN(Device* device, CurrentDevice());
+    return MakeReplicatedVariable(spec, {device});
   }
   absl::StatusOr<PerReplica> Run(const ReplicaFn& fn) override {
     DefaultReplicaContext context(this);

@@ -1,15 +1,14 @@
-// Placement with a default device, tested in every build: a fake GPU (host
-// memory behind a GPU-typed device, counting the copies made to and from
-// it) stands in for a real one, and ops registered here have GPU kernels
-// for some dtypes only.
+// Placement with a default device, tested in every build: a fake GPU
+// (fake_gpu_testutil.h) stands in for a real one, and ops registered here
+// have GPU kernels for some dtypes only.
 #include "core/framework/placement.h"
 
-#include <atomic>
+#include <cstring>
 #include <vector>
 
-#include "core/device/cpu/cpu_allocator.h"
 #include "core/device/cpu/cpu_device.h"
 #include "core/framework/execute.h"
+#include "core/framework/fake_gpu_testutil.h"
 #include "core/framework/kernel.h"
 #include "core/framework/tensor_testutil.h"
 #include "gtest/gtest.h"
@@ -17,38 +16,9 @@
 namespace tfd {
 namespace {
 
-// A GPU-typed device whose memory is host memory, so kernels registered
-// for it here can compute, and tests can see every copy Execute makes.
-class FakeGpu : public Device {
- public:
-  FakeGpu() : Device(DeviceType::kGPU, 9) {}
-  Allocator* allocator() override { return CpuAllocator(); }
-  absl::Status CopyHostToDevice(const void* src, void* dst, size_t n) override {
-    ++to_device;
-    std::memcpy(dst, src, n);
-    return absl::OkStatus();
-  }
-  absl::Status CopyDeviceToHost(const void* src, void* dst, size_t n) override {
-    ++to_host;
-    std::memcpy(dst, src, n);
-    return absl::OkStatus();
-  }
-  absl::Status CopyDeviceToDevice(const void* src, void* dst, size_t n) override {
-    std::memcpy(dst, src, n);
-    return absl::OkStatus();
-  }
-  absl::Status Memset(void* dst, int value, size_t n) override {
-    std::memset(dst, value, n);
-    return absl::OkStatus();
-  }
-  std::atomic<int> to_device{0};
-  std::atomic<int> to_host{0};
-};
+using test::FakeGpu;
 
-FakeGpu* Gpu() {
-  static FakeGpu* const gpu = new FakeGpu();
-  return gpu;
-}
+FakeGpu* Gpu() { return FakeGpu::Get(); }
 
 absl::StatusOr<std::vector<TensorShape>> SameShape(const ShapeContext& c) {
   return std::vector<TensorShape>{c.input_shape(0)};
@@ -149,19 +119,19 @@ TEST(PlacementNoDefaultTest, OpsRunWhereTheyAlwaysDid) {
 }
 
 TEST_F(PlacementTest, OpWithHostInputsRunsOnTheDefaultDevice) {
-  const int copies = Gpu()->to_device;
+  const int copies = Gpu()->copies_to_device();
   absl::StatusOr<Tensor> y =
       Execute1("PlacementTestAddOne", {test::AsTensor<float>({1, 2, 3}, {3})});
   ASSERT_TRUE(y.ok()) << y.status();
   EXPECT_EQ(y->device(), Gpu());
-  EXPECT_EQ(Gpu()->to_device, copies + 1);  // The host input went over once.
+  EXPECT_EQ(Gpu()->copies_to_device(), copies + 1);  // The host input went over once.
   test::ExpectTensorEqual(*y, test::AsTensor<float>({2, 3, 4}, {3}));
 
   // Its output feeds the next op without a copy.
   absl::StatusOr<Tensor> z = Execute1("PlacementTestAddOne", {*y});
   ASSERT_TRUE(z.ok()) << z.status();
   EXPECT_EQ(z->device(), Gpu());
-  EXPECT_EQ(Gpu()->to_device, copies + 1);
+  EXPECT_EQ(Gpu()->copies_to_device(), copies + 1);
 }
 
 TEST_F(PlacementTest, MissingDeviceKernelFallsBackToTheHost) {
@@ -169,11 +139,11 @@ TEST_F(PlacementTest, MissingDeviceKernelFallsBackToTheHost) {
   absl::StatusOr<Tensor> on_gpu =
       Execute1("PlacementTestAddOne", {test::AsTensor<float>({1, 2}, {2})});
   ASSERT_TRUE(on_gpu.ok()) << on_gpu.status();
-  const int back = Gpu()->to_host;
+  const int back = Gpu()->copies_to_host();
   absl::StatusOr<Tensor> y = Execute1("PlacementTestCpuOnly", {*on_gpu});
   ASSERT_TRUE(y.ok()) << y.status();
   EXPECT_EQ(y->device(), HostDevice());
-  EXPECT_EQ(Gpu()->to_host, back + 1);
+  EXPECT_EQ(Gpu()->copies_to_host(), back + 1);
   test::ExpectTensorEqual(*y, test::AsTensor<float>({4, 6}, {2}));
 
   // A GPU kernel for float but not for double: the dtype decides.
