@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/device/cpu/cpu_device.h"
+#include "core/device/device_registry.h"
 #include "core/framework/execute.h"
 #include "core/framework/fake_gpu_testutil.h"
 #include "core/framework/kernel.h"
@@ -234,14 +235,19 @@ TEST(ResolveDefaultDeviceSettingTest, NamesNoneAutoAndErrors) {
     ASSERT_TRUE(d.ok()) << none << ": " << d.status();
     EXPECT_EQ(*d, nullptr) << none;
   }
-  // This binary links no GPU device library: "auto" means none...
+  // "auto": GPU:0 when the binary links a GPU device library and the
+  // machine has a GPU (--config=cuda_core_suite on a GPU machine), else none.
   absl::StatusOr<Device*> automatic = ResolveDefaultDeviceSetting("auto");
   ASSERT_TRUE(automatic.ok()) << automatic.status();
-  EXPECT_EQ(*automatic, nullptr);
-  // ...while asking for a GPU by name is an error naming the variable.
-  absl::StatusOr<Device*> gpu = ResolveDefaultDeviceSetting("/device:GPU:0");
+  if (DeviceCount(DeviceType::kGPU) > 0) {
+    EXPECT_EQ(*automatic, *GetDevice(DeviceType::kGPU, 0));
+  } else {
+    EXPECT_EQ(*automatic, nullptr);
+  }
+  // A GPU the process cannot have is an error naming the variable.
+  absl::StatusOr<Device*> gpu = ResolveDefaultDeviceSetting("/device:GPU:99");
   EXPECT_EQ(gpu.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_NE(gpu.status().message().find("TFD_DEFAULT_DEVICE=/device:GPU:0"),
+  EXPECT_NE(gpu.status().message().find("TFD_DEFAULT_DEVICE=/device:GPU:99"),
             std::string::npos)
       << gpu.status();
   absl::StatusOr<Device*> typo = ResolveDefaultDeviceSetting("gpu0");
