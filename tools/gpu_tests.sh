@@ -3,7 +3,7 @@
 # the CUDA toolkit, not a GPU) and packs them into dist/gpu/, with every
 # shared library they need except the C/C++ runtime and CUDA's own, plus
 # dist/gpu/run.sh to run them on a GPU machine. dist/tfd-gpu-tests.tar.gz
-# holds the same. See docs/GPU.md.
+# (.tar.xz with --core-suite) holds the same. See docs/GPU.md.
 #
 #   tools/gpu_tests.sh                       # every CUDA test and benchmark
 #   tools/gpu_tests.sh //core/kernels/cuda:relu_kernels_test ...   # some
@@ -74,7 +74,7 @@ bazel build --config=$config --noshow_progress "${targets[@]}" "${core_tests[@]}
 bin=$(bazel info --config=$config bazel-bin 2>/dev/null)
 
 dist=dist/gpu
-rm -rf "$dist" dist/tfd-gpu-tests.tar.gz
+rm -rf "$dist" dist/tfd-gpu-tests.tar.gz dist/tfd-gpu-tests.tar.xz
 mkdir -p "$dist/bin" "$dist/lib"
 
 # The core suite must fit the 64 MiB a GPU machine may be sent: its copies
@@ -169,7 +169,16 @@ install -m 755 tools/gpu_run.sh "$dist/run.sh"
     ldd "$bin/$b" | awk '$3 ~ /^\/usr\/local\/cuda/ { print "  " $1 }'
   done | sort -u
 } > "$dist/MANIFEST"
-tar -C dist -czf dist/tfd-gpu-tests.tar.gz gpu
+if [ $core_suite = 1 ]; then
+  # Every binary of the suite holds the same GPU kernels (their objects are
+  # static archives): xz with a 64 MiB window stores them about once, where
+  # gzip's 32 KiB window stores them once per binary.
+  tarball=dist/tfd-gpu-tests.tar.xz
+  tar -C dist -cf - gpu | xz --lzma2=preset=6,dict=64MiB -T1 > "$tarball"
+else
+  tarball=dist/tfd-gpu-tests.tar.gz
+  tar -C dist -czf "$tarball" gpu
+fi
 echo "== packed $(wc -l < "$dist/TESTS") tests, $(wc -l < "$dist/BENCHMARKS") benchmarks" \
      "and $(wc -l < "$dist/CORE_TESTS") core tests into $dist ($(du -sh "$dist" | cut -f1));" \
-     "dist/tfd-gpu-tests.tar.gz: $(du -h dist/tfd-gpu-tests.tar.gz | cut -f1)"
+     "$tarball: $(du -h "$tarball" | cut -f1)"
