@@ -16,9 +16,9 @@ thread_local bool in_builtin_training_loop = false;
 
 // The default strategy's device: the innermost DeviceScope, else the
 // default device (TFD_DEFAULT_DEVICE), else the host. A default device
-// that does not resolve fails variable creation; replica_devices() and
-// device() cannot fail and say the host, where the failing ops would
-// otherwise have run.
+// that does not resolve fails variable creation (and every op that would
+// use it); replica_devices() and device() cannot return an error, so they
+// say the host.
 Device* DefaultStrategyDeviceOrHost() {
   absl::StatusOr<Device*> device = CurrentDevice();
   return device.ok() ? *device : HostDevice();
