@@ -37,15 +37,16 @@ fi
 fail() { echo "device_check.sh: $*" >&2; exit 2; }
 mkdir -p "$out" || fail "cannot create $out"
 # dist/gpu holds the pack compressed: unpack it to a scratch directory.
-if [ ! -x "$pack/run.sh" ] && [ -f "$pack/tfd-gpu.tar.gz" ]; then
+tarball=$(ls "$pack"/tfd-gpu.tar.gz "$pack"/tfd-gpu.tar.xz 2>/dev/null | head -n 1)
+if [ ! -x "$pack/run.sh" ] && [ -n "$tarball" ]; then
   scratch=$(mktemp -d "${TMPDIR:-/tmp}/tfd-gpu.XXXXXX") || fail "cannot make a scratch directory"
   trap 'rm -rf "$scratch"' EXIT
-  tar -C "$scratch" -xzf "$pack/tfd-gpu.tar.gz" || fail "cannot unpack $pack/tfd-gpu.tar.gz"
+  tar -C "$scratch" -xf "$tarball" || fail "cannot unpack $tarball"
   pack=$scratch/tfd-gpu
 fi
 [ -x "$pack/run.sh" ] && [ -f "$pack/TESTS" ] ||
   fail "$pack is not a pack of tools/gpu_tests.sh (no run.sh and TESTS, nor" \
-       "tfd-gpu.tar.gz); build it with tools/gpu_tests.sh"
+       "tfd-gpu.tar.gz/.xz); build it with tools/gpu_tests.sh"
 pack=$(cd "$pack" && pwd)
 out=$(cd "$out" && pwd)
 started=$(date +%s)

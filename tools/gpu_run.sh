@@ -5,6 +5,9 @@
 # the point of running on that machine.
 #
 #   ./run.sh                     # every test
+#   ./run.sh --core-suite        # every test, then the core tests (packed by
+#                                # gpu_tests.sh --core-suite) with the GPU as
+#                                # the default device (TFD_DEFAULT_DEVICE)
 #   ./run.sh --benchmarks        # every test, then every benchmark
 #   ./run.sh --out DIR ...       # also keep logs and benchmark JSON in DIR
 #   ./run.sh relu ...            # only binaries whose path contains "relu"
@@ -16,12 +19,14 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
 benchmarks=0
+core_suite=0
 out=""
 filter=""
 limit=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --benchmarks) benchmarks=1 ;;
+    --core-suite) core_suite=1 ;;
     --out) out=$2; shift ;;
     --timeout) limit=$2; shift ;;
     *) filter=$1 ;;
@@ -53,7 +58,7 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
 run_one() {  # kind rel-path
-  local kind=$1 rel=$2 log name
+  local kind=$1 rel=$2 log name dir=$scratch
   name=$(echo "$rel" | tr / _)
   log="$scratch/$name.log"
   echo "== $rel"
@@ -67,9 +72,17 @@ run_one() {  # kind rel-path
     args=(--benchmark_min_time=0.2)
     [ -n "$out" ] && args+=(--benchmark_out="$out/$name.json" --benchmark_out_format=json)
   fi
+  local env=(TEST_TMPDIR="$scratch")
+  if [ "$kind" = core ]; then
+    # As under `bazel test`: the working directory holds the test's data
+    # files at their workspace paths. Every op without a placement runs on
+    # the GPU (unless TFD_DEFAULT_DEVICE already says otherwise).
+    [ -d "$here/runfiles" ] && dir=$here/runfiles
+    env+=(TFD_DEFAULT_DEVICE="${TFD_DEFAULT_DEVICE:-/device:GPU:0}")
+  fi
   local bounded=()
   [ "$limit" -gt 0 ] && bounded=(timeout --kill-after=10 "$limit")
-  (cd "$scratch" && TEST_TMPDIR="$scratch" "${bounded[@]}" "$here/bin/$rel" "${args[@]}") 2>&1 |
+  (cd "$dir" && env "${env[@]}" "${bounded[@]}" "$here/bin/$rel" "${args[@]}") 2>&1 |
     tee "$log"
   local rc=${PIPESTATUS[0]}
   [ -n "$out" ] && cp "$log" "$out/$name.log"
@@ -87,6 +100,16 @@ run_one() {  # kind rel-path
 while read -r rel; do
   [ -z "$filter" ] || [[ "$rel" == *"$filter"* ]] && run_one test "$rel"
 done < "$here/TESTS"
+if [ "$core_suite" = 1 ]; then
+  if [ ! -s "$here/CORE_TESTS" ]; then
+    echo "run.sh: no core tests in this pack (pack it with gpu_tests.sh --core-suite)"
+    failed+=("CORE_TESTS (empty)")
+  else
+    while read -r rel; do
+      [ -z "$filter" ] || [[ "$rel" == *"$filter"* ]] && run_one core "$rel"
+    done < "$here/CORE_TESTS"
+  fi
+fi
 if [ "$benchmarks" = 1 ]; then
   while read -r rel; do
     [ -z "$filter" ] || [[ "$rel" == *"$filter"* ]] && run_one benchmark "$rel"

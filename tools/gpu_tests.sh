@@ -6,10 +6,14 @@
 # command of a GPU run. dist/gpu/ holds the same compressed
 # (tfd-gpu.tar.gz, with a copy of the MANIFEST): what a GPU run carries,
 # under 64 MiB. See docs/GPU.md.
+# With --core-suite the core tests are added (built with every GPU kernel)
+# and the carried pack is .tar.xz instead.
 #
 #   tools/gpu_tests.sh                       # every CUDA test and benchmark
 #   tools/gpu_tests.sh //core/kernels/cuda:relu_kernels_test ...   # some
 #   tools/gpu_tests.sh --list                # list what would be built, build nothing
+#   tools/gpu_tests.sh --core-suite          # also every core test, for
+#                                            # run.sh --core-suite (GPU as default device)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,35 +23,66 @@ cd "$(dirname "$0")/.."
 query='kind("cc_test|cc_binary", //core/device/cuda/... + //core/kernels/cuda/... + //tests/gpu/...)
        + attr(tags, "requires-gpu", tests(//...))
        + kind("cc_binary", attr(tags, "requires-gpu", //...))'
+# With --core-suite, also every test of core/, built with every GPU kernel
+# linked in (--config=cuda_core_suite) and run with TFD_DEFAULT_DEVICE set
+# to GPU:0. Left out: the CUDA packages' tests and the requires-gpu tests,
+# which are in the pack already and run as they are (their CPU references
+# must stay on the CPU). No core test needs Python, the TensorFlow venv or
+# other processes; a test that needs one would be listed here with its
+# reason.
+core_query='tests(//core/...)
+            except tests(//core/device/cuda/... + //core/kernels/cuda/...)
+            except attr(tags, "requires-gpu", tests(//core/...))'
+core_excluded=()  # labels, each with a comment saying why
+
 list_only=0
-if [ "${1:-}" = "--list" ]; then
-  list_only=1
+core_suite=0
+config=cuda
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --list) list_only=1 ;;
+    --core-suite) core_suite=1; config=cuda_core_suite ;;
+    *) break ;;
+  esac
   shift
+done
+core_tests=()
+if [ $core_suite = 1 ]; then
+  mapfile -t core_tests < <(bazel query --noshow_progress "$core_query" 2>/dev/null)
+  for x in "${core_excluded[@]}"; do
+    mapfile -t core_tests < <(printf '%s\n' "${core_tests[@]}" | grep -vx "$x")
+  done
 fi
 if [ $# -gt 0 ]; then
   targets=("$@")
 else
   mapfile -t targets < <(bazel query --noshow_progress "$query" 2>/dev/null)
 fi
-[ ${#targets[@]} -gt 0 ] || { echo "gpu_tests.sh: nothing to build" >&2; exit 1; }
-mapfile -t tests < <(bazel query --noshow_progress \
-  "tests(set(${targets[*]}))" 2>/dev/null)
+[ ${#targets[@]} -gt 0 ] || [ ${#core_tests[@]} -gt 0 ] || {
+  echo "gpu_tests.sh: nothing to build" >&2; exit 1; }
+tests=()
+if [ ${#targets[@]} -gt 0 ]; then
+  mapfile -t tests < <(bazel query --noshow_progress \
+    "tests(set(${targets[*]}))" 2>/dev/null)
+fi
 
 if [ $list_only = 1 ]; then
   for t in "${targets[@]}"; do
     if printf '%s\n' "${tests[@]}" | grep -qx "$t"; then echo "test       $t"; else echo "benchmark  $t"; fi
   done
+  for t in "${core_tests[@]}"; do echo "core-test  $t"; done
   exit 0
 fi
 
-echo "== bazel build --config=cuda (${#targets[@]} targets)"
-bazel build --config=cuda --noshow_progress "${targets[@]}"
-bin=$(bazel info --config=cuda bazel-bin 2>/dev/null)
+echo "== bazel build --config=$config (${#targets[@]} + ${#core_tests[@]} targets)"
+bazel build --config=$config --noshow_progress "${targets[@]}" "${core_tests[@]}"
+bin=$(bazel info --config=$config bazel-bin 2>/dev/null)
 
 dist=dist/tfd-gpu
 carried=dist/gpu
-rm -rf "$dist" "$carried" dist/tfd-gpu-tests.tar.gz
+rm -rf "$dist" "$carried" dist/tfd-gpu-tests.tar.gz dist/tfd-gpu-tests.tar.xz
 mkdir -p "$dist/bin" "$dist/lib" "$carried"
+
 
 # Copies what `binary` links against: Bazel's own libraries keep their
 # place next to the binaries (their RUNPATH is $ORIGIN-relative); other
@@ -60,11 +95,16 @@ copy_libraries() {
         */_solib_*/*)
           dir=$(basename "$(dirname "$path")")
           mkdir -p "$dist/bin/$dir"
-          [ -e "$dist/bin/$dir/$name" ] || cp -L "$path" "$dist/bin/$dir/$name" ;;
+          if [ ! -e "$dist/bin/$dir/$name" ]; then
+            cp -L "$path" "$dist/bin/$dir/$name"
+          fi ;;
         /usr/local/cuda*) ;;
         */libc.so.*|*/libm.so.*|*/libpthread.so.*|*/libdl.so.*|*/librt.so.*) ;;
         */libstdc++.so.*|*/libgcc_s.so.*|*/ld-linux*) ;;
-        *) [ -e "$dist/lib/$name" ] || cp -L "$path" "$dist/lib/$name" ;;
+        *)
+          if [ ! -e "$dist/lib/$name" ]; then
+            cp -L "$path" "$dist/lib/$name"
+          fi ;;
       esac
     done
   if ldd "$1" | grep -q "not found"; then
@@ -74,23 +114,44 @@ copy_libraries() {
   fi
 }
 
-: > "$dist/TESTS"
-: > "$dist/BENCHMARKS"
-for t in "${targets[@]}"; do
-  rel=${t#//}
+# Copies a binary of `target` into bin/ with its libraries; prints its
+# path under bin/.
+pack_binary() {  # target
+  local rel=${1#//}
   rel=${rel/://}
   if [ ! -x "$bin/$rel" ]; then
-    echo "gpu_tests.sh: $t built no executable at $bin/$rel" >&2
+    echo "gpu_tests.sh: $1 built no executable at $bin/$rel" >&2
     exit 1
   fi
   install -D -m 755 "$bin/$rel" "$dist/bin/$rel"
   copy_libraries "$bin/$rel"
+  echo "$rel"
+}
+
+: > "$dist/TESTS"
+: > "$dist/BENCHMARKS"
+: > "$dist/CORE_TESTS"
+for t in "${targets[@]}"; do
+  rel=$(pack_binary "$t")
   if printf '%s\n' "${tests[@]}" | grep -qx "$t"; then
     echo "$rel" >> "$dist/TESTS"
   else
     echo "$rel" >> "$dist/BENCHMARKS"
   fi
 done
+for t in "${core_tests[@]}"; do
+  pack_binary "$t" >> "$dist/CORE_TESTS"
+done
+if [ ${#core_tests[@]} -gt 0 ]; then
+  # Files the core tests read, at their workspace paths: run.sh runs them
+  # from runfiles/, as `bazel test` runs them from their runfiles tree.
+  bazel query --noshow_progress "labels(data, set(${core_tests[*]}))" 2>/dev/null |
+    while read -r label; do
+      path=${label#//}
+      path=${path/://}
+      [ -f "$path" ] && install -D -m 644 "$path" "$dist/runfiles/$path"
+    done
+fi
 install -m 755 tools/gpu_run.sh "$dist/run.sh"
 install -m 755 tools/device_check.sh "$dist/device_check.sh"
 install -m 644 tools/bench/torch_reference.py "$dist/torch_reference.py"
@@ -112,17 +173,25 @@ find "$dist/bin" "$dist/lib" -type f \( -perm -u+x -o -name "*.so*" \) \
   echo "nvcc: $(/usr/local/cuda/bin/nvcc --version | tail -1)"
   echo "code: sm_90 SASS + compute_90 PTX"
   echo "CUDA libraries needed on the GPU machine (not packed):"
-  for b in $(cat "$dist/TESTS" "$dist/BENCHMARKS"); do
+  for b in $(cat "$dist/TESTS" "$dist/BENCHMARKS" "$dist/CORE_TESTS"); do
     ldd "$bin/$b" | awk '$3 ~ /^\/usr\/local\/cuda/ { print "  " $1 }'
   done | sort -u
 } > "$dist/MANIFEST"
 # Compressed, the pack is about a third of its size (libdnnl and the
-# CUDA kernels' fat binaries are most of it).
-tar -C dist -czf "$carried/tfd-gpu.tar.gz" tfd-gpu
+# CUDA kernels' fat binaries are most of it). Every binary of the core
+# suite holds the same GPU kernels (their objects are static archives): xz
+# with a 64 MiB window stores them about once, where gzip's 32 KiB window
+# stores them once per binary.
+if [ $core_suite = 1 ]; then
+  tar -C dist -cf - tfd-gpu | xz --lzma2=preset=6,dict=64MiB -T1 > "$carried/tfd-gpu.tar.xz"
+else
+  tar -C dist -czf "$carried/tfd-gpu.tar.gz" tfd-gpu
+fi
 cp "$dist/MANIFEST" "$carried/MANIFEST"
 mib() { echo $(( ($(du -sb "$1" | cut -f1) + 1048575) / 1048576 )); }
-echo "== packed $(wc -l < "$dist/TESTS") tests and $(wc -l < "$dist/BENCHMARKS")" \
-     "benchmarks into $dist ($(mib "$dist") MiB) and $carried ($(mib "$carried") MiB)"
+echo "== packed $(wc -l < "$dist/TESTS") tests, $(wc -l < "$dist/BENCHMARKS") benchmarks" \
+     "and $(wc -l < "$dist/CORE_TESTS" 2>/dev/null || echo 0) core tests into $dist ($(mib "$dist") MiB)" \
+     "and $carried ($(mib "$carried") MiB)"
 if [ "$(mib "$carried")" -gt 64 ]; then
   echo "gpu_tests.sh: warning: $carried is over the 64 MiB a GPU run carries" >&2
 fi

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "core/data/internal/host_pipeline_scope.h"
 #include "core/framework/status.h"
 
 namespace tfd {
@@ -13,7 +14,10 @@ namespace {
 class FnIterator : public Iterator {
  public:
   explicit FnIterator(NextFn next) : next_(std::move(next)) {}
-  absl::StatusOr<std::optional<Element>> GetNext() override { return next_(); }
+  absl::StatusOr<std::optional<Element>> GetNext() override {
+    internal::HostPipelineScope on_host;
+    return next_();
+  }
 
  private:
   NextFn next_;

@@ -3,6 +3,7 @@
 #include <deque>
 
 #include "absl/synchronization/mutex.h"
+#include "core/data/internal/host_pipeline_scope.h"
 #include "core/data/transforms.h"
 #include "core/device/cpu/thread_pool.h"
 #include "core/framework/status.h"
@@ -77,6 +78,7 @@ class Pipeline {
       r = read_();
     }
     if (r.ok() && r->has_value() && transform_) {
+      internal::HostPipelineScope on_host;
       absl::StatusOr<Element> mapped = transform_(**r);
       r = mapped.ok() ? Result(std::optional<Element>(*std::move(mapped))) : Result(mapped.status());
     }

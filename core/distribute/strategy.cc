@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 
 #include "core/framework/execute.h"
+#include "core/framework/placement.h"
 #include "core/framework/status.h"
 
 namespace tfd {
@@ -15,9 +16,14 @@ thread_local Strategy* current_strategy = nullptr;
 thread_local ReplicaContext* current_replica_context = nullptr;
 thread_local bool in_builtin_training_loop = false;
 
-Device* CurrentDevice() {
-  Device* device = DeviceScope::Current();
-  return device != nullptr ? device : HostDevice();
+// The default strategy's device: the innermost DeviceScope, else the
+// default device (TFD_DEFAULT_DEVICE), else the host. A default device
+// that does not resolve fails variable creation (and every op that would
+// use it); replica_devices() and device() cannot return an error, so they
+// say the host.
+Device* DefaultStrategyDeviceOrHost() {
+  absl::StatusOr<Device*> device = CurrentDevice();
+  return device.ok() ? *device : HostDevice();
 }
 
 // ReplicaContext::StartAllReduce's default: the inputs are kept until
@@ -68,7 +74,7 @@ class DefaultReplicaContext : public ReplicaContext {
   Strategy& strategy() const override { return *strategy_; }
   int replica_id_in_sync_group() const override { return 0; }
   int num_replicas_in_sync() const override { return 1; }
-  Device* device() const override { return CurrentDevice(); }
+  Device* device() const override { return DefaultStrategyDeviceOrHost(); }
   // With one replica, SUM and MEAN are the identity.
   absl::StatusOr<std::vector<Tensor>> AllReduce(ReduceOp,
                                                 std::vector<Tensor> values) override {
@@ -86,10 +92,13 @@ class DefaultStrategyImpl : public Strategy {
  public:
   std::string name() const override { return "DefaultDistributionStrategy"; }
   int num_replicas_in_sync() const override { return 1; }
-  std::vector<Device*> replica_devices() const override { return {CurrentDevice()}; }
+  std::vector<Device*> replica_devices() const override {
+    return {DefaultStrategyDeviceOrHost()};
+  }
   absl::StatusOr<std::shared_ptr<DistributedVariable>> CreateVariable(
       const VariableSpec& spec) override {
-    return MakeReplicatedVariable(spec, {CurrentDevice()});
+    TFD_ASSIGN_OR_RETURN(Device* device, CurrentDevice());
+    return MakeReplicatedVariable(spec, {device});
   }
   absl::StatusOr<PerReplica> Run(const ReplicaFn& fn) override {
     DefaultReplicaContext context(this);

@@ -3,6 +3,8 @@
 #include <thread>
 
 #include "core/device/cpu/cpu_device.h"
+#include "core/framework/fake_gpu_testutil.h"
+#include "core/framework/placement.h"
 #include "core/framework/status.h"
 #include "core/framework/tensor_testutil.h"
 #include "gtest/gtest.h"
@@ -50,6 +52,33 @@ TEST(DefaultStrategyTest, OneReplicaOneComponentOnTheHost) {
   EXPECT_EQ((*v)->name(), "dense/bias");
   EXPECT_EQ((*v)->component(0).device(), HostDevice());
   ExpectTensorEqual((*v)->Read(), AsTensor<float>({1.0f, 2.0f}, TensorShape({2})));
+}
+
+// As TensorFlow creates variables on the default device: the fake GPU
+// stands in for GPU:0 of TFD_DEFAULT_DEVICE.
+TEST(DefaultStrategyTest, VariablesLiveOnTheDefaultDevice) {
+  Device* gpu = test::FakeGpu::Get();
+  SetDefaultDevice(gpu);
+  auto v = CreateVariable(SpecOf("dense/kernel", {3, 4}));
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ((*v)->component(0).device(), gpu);
+  EXPECT_EQ((*v)->Read().device(), gpu);
+  ASSERT_EQ(DefaultStrategy().replica_devices().size(), 1u);
+  EXPECT_EQ(DefaultStrategy().replica_devices()[0], gpu);
+  absl::StatusOr<Tensor> host = (*v)->Value();
+  ASSERT_TRUE(host.ok()) << host.status();
+  ExpectTensorEqual(*host, AsTensor<float>({3.0f, 4.0f}, TensorShape({2})));
+  {
+    // A scope still decides.
+    DeviceScope scope(HostDevice());
+    auto on_host = CreateVariable(SpecOf("dense/bias", {1}));
+    ASSERT_TRUE(on_host.ok()) << on_host.status();
+    EXPECT_EQ((*on_host)->component(0).device(), HostDevice());
+  }
+  SetDefaultDevice(nullptr);
+  auto after = CreateVariable(SpecOf("dense_1/bias", {1}));
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_EQ((*after)->component(0).device(), HostDevice());
 }
 
 TEST(DefaultStrategyTest, RunCallsOnceInAReplicaContext) {

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_join.h"
 #include "core/framework/kernel.h"
+#include "core/framework/placement.h"
 #include "core/framework/status.h"
 
 namespace tfd {
@@ -140,16 +141,28 @@ absl::StatusOr<std::vector<DataType>> OutputDtypes(const OpDef& op, const AttrMa
   return dtypes;
 }
 
-Device* ChooseDevice(absl::Span<const Tensor> inputs, Device* requested) {
-  if (requested != nullptr) return requested;
-  if (Device* scoped = DeviceScope::Current()) return scoped;
+// The shape function's half of InferCall, on inputs already bound.
+absl::StatusOr<InferredCall> InferShapes(const OpDef& op, absl::Span<const Tensor> inputs,
+                                         const AttrMap& attrs) {
+  std::vector<TensorShape> shapes;
+  std::vector<DataType> dtypes;
+  std::vector<const Tensor*> values;
   for (const Tensor& t : inputs) {
-    if (t.defined() && !t.device()->host_memory()) return t.device();
+    shapes.push_back(t.shape());
+    dtypes.push_back(t.dtype());
+    // Values are only readable here when they are in host memory.
+    values.push_back(t.device()->host_memory() ? &t : nullptr);
   }
-  for (const Tensor& t : inputs) {
-    if (t.defined()) return t.device();
+  ShapeContext ctx(op.name, std::move(shapes), std::move(dtypes), std::move(values), &attrs);
+  InferredCall call;
+  TFD_ASSIGN_OR_RETURN(call.shapes, op.shape_fn(ctx));
+  int num_outputs = 0;
+  TFD_ASSIGN_OR_RETURN(call.dtypes, OutputDtypes(op, attrs, &num_outputs));
+  if (static_cast<int>(call.shapes.size()) != num_outputs) {
+    return Internal(op.name, ": shape function gave ", call.shapes.size(),
+                    " shapes for ", num_outputs, " outputs");
   }
-  return HostDevice();
+  return call;
 }
 
 }  // namespace
@@ -168,62 +181,40 @@ absl::StatusOr<InferredCall> InferCall(const OpDef& op, absl::Span<const Tensor>
   std::vector<const ArgDef*> arg_of_input;
   TFD_RETURN_IF_ERROR(BindInputs(op, inputs, attrs, &arg_of_input));
   TFD_RETURN_IF_ERROR(CheckAttrs(op, attrs));
-  std::vector<TensorShape> shapes;
-  std::vector<DataType> dtypes;
-  std::vector<const Tensor*> values;
-  for (const Tensor& t : inputs) {
-    shapes.push_back(t.shape());
-    dtypes.push_back(t.dtype());
-    // Values are only readable here when they are in host memory.
-    values.push_back(t.device()->host_memory() ? &t : nullptr);
-  }
-  ShapeContext ctx(op.name, std::move(shapes), std::move(dtypes), std::move(values), attrs);
-  InferredCall call;
-  TFD_ASSIGN_OR_RETURN(call.shapes, op.shape_fn(ctx));
-  int num_outputs = 0;
-  TFD_ASSIGN_OR_RETURN(call.dtypes, OutputDtypes(op, *attrs, &num_outputs));
-  if (static_cast<int>(call.shapes.size()) != num_outputs) {
-    return Internal(op.name, ": shape function gave ", call.shapes.size(),
-                    " shapes for ", num_outputs, " outputs");
-  }
-  return call;
+  return InferShapes(op, inputs, *attrs);
 }
 
 absl::StatusOr<std::vector<Tensor>> Execute(absl::string_view op_name,
                                             absl::Span<const Tensor> inputs,
                                             const AttrMap& given_attrs, Device* device) {
   TFD_ASSIGN_OR_RETURN(const OpDef* op, LookupOpDef(op_name));
-  device = ChooseDevice(inputs, device);
 
-  // Inputs in another memory space are copied over: to the device for
-  // ordinary inputs, to the host for host-memory ones (shapes, axes).
-  std::vector<Tensor> placed(inputs.begin(), inputs.end());
-  {
-    size_t next = 0;
-    for (const ArgDef& arg : op->inputs) {
-      const size_t count = arg.number_attr.empty()
-                               ? 1
-                               : inputs.size() - (op->inputs.size() - 1);
-      for (size_t k = 0; k < count && next < placed.size(); ++k, ++next) {
-        Tensor& t = placed[next];
-        if (!t.defined()) continue;
-        const bool want_host = arg.host_memory || device->host_memory();
-        if (want_host && !t.device()->host_memory()) {
-          TFD_ASSIGN_OR_RETURN(t, t.CopyTo(HostDevice()));
-        } else if (!want_host && t.device() != device) {
-          TFD_ASSIGN_OR_RETURN(t, t.CopyTo(device));
-        }
-      }
-    }
-  }
-
+  // Binding needs no device; the kernel's dtype it yields is what soft
+  // placement asks about.
   AttrMap attrs = given_attrs;
-  TFD_ASSIGN_OR_RETURN(InferredCall inferred, InferCall(*op, placed, &attrs));
-
+  std::vector<const ArgDef*> arg_of_input;
+  TFD_RETURN_IF_ERROR(BindInputs(*op, inputs, &attrs, &arg_of_input));
+  TFD_RETURN_IF_ERROR(CheckAttrs(*op, &attrs));
   DataType kernel_dtype = DT_INVALID;
   if (!op->kernel_type_attr.empty()) {
     TFD_ASSIGN_OR_RETURN(kernel_dtype, attrs.Get<DataType>(op->kernel_type_attr));
   }
+  TFD_ASSIGN_OR_RETURN(device, PlaceOp(*op, inputs, kernel_dtype, device));
+
+  // Inputs in another memory space are copied over: to the device for
+  // ordinary inputs, to the host for host-memory ones (shapes, axes).
+  std::vector<Tensor> placed(inputs.begin(), inputs.end());
+  for (size_t i = 0; i < placed.size(); ++i) {
+    Tensor& t = placed[i];
+    const bool want_host = arg_of_input[i]->host_memory || device->host_memory();
+    if (want_host && !t.device()->host_memory()) {
+      TFD_ASSIGN_OR_RETURN(t, t.CopyTo(HostDevice()));
+    } else if (!want_host && t.device() != device) {
+      TFD_ASSIGN_OR_RETURN(t, t.CopyTo(device));
+    }
+  }
+
+  TFD_ASSIGN_OR_RETURN(InferredCall inferred, InferShapes(*op, placed, attrs));
   TFD_ASSIGN_OR_RETURN(const KernelFn* kernel,
                        LookupKernel(op->name, device->type(), kernel_dtype));
 

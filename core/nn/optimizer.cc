@@ -1,6 +1,7 @@
 #include "core/nn/optimizer.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -135,6 +136,14 @@ absl::Status Optimizer::AddSlot(const DistributedVariable& var, const std::strin
     return Filled(dtype, shape, initial_value);
   };
   spec.trainable = false;
+  // Without a strategy, a slot lives with its variable, as TensorFlow
+  // colocates slots, whatever device is current when the optimizer is
+  // built (the default device may have changed since, or the variable was
+  // made in a DeviceScope); fused updates then find both in one place.
+  std::optional<DeviceScope> colocate;
+  if (!distribute::HasStrategy() && var.num_components() == 1) {
+    colocate.emplace(var.component(0).device());
+  }
   TFD_ASSIGN_OR_RETURN(std::shared_ptr<DistributedVariable> slot,
                        distribute::CreateVariable(spec));
   if (slot->num_components() != var.num_components()) {

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <string>
 
+#include "core/framework/fake_gpu_testutil.h"
+#include "core/framework/placement.h"
 #include "core/nn/adam.h"
 #include "core/nn/optimizer_testutil.h"
 #include "core/nn/sgd.h"
@@ -50,6 +52,30 @@ TEST(OptimizerTest, BuildsLazilyAndCountsIterations) {
   std::vector<std::string> names;
   for (const auto& v : sgd->variables()) names.push_back(v->name());
   EXPECT_EQ(names, (std::vector<std::string>{"iteration", "SGD/m/w"}));
+}
+
+// As TensorFlow: variables made under a default device live there, the
+// step counter too, and slots live with their variable wherever that is.
+// The fake GPU stands in for GPU:0 of TFD_DEFAULT_DEVICE.
+TEST(OptimizerTest, SlotsLiveWithTheirVariableUnderADefaultDevice) {
+  auto on_host = NewVariable("on_host", {1.0, 2.0});
+  Device* gpu = test::FakeGpu::Get();
+  SetDefaultDevice(gpu);
+  auto on_gpu = NewVariable("on_gpu", {3.0});
+  auto adam = Adam::Create(AdamOptions());
+  ASSERT_TRUE(adam.ok()) << adam.status();
+  std::vector<DistributedVariable*> vars = {on_host.get(), on_gpu.get()};
+  absl::Status built = (*adam)->Build(vars);
+  SetDefaultDevice(nullptr);
+  ASSERT_TRUE(built.ok()) << built;
+  EXPECT_EQ(on_host->component(0).device(), HostDevice());
+  EXPECT_EQ(on_gpu->component(0).device(), gpu);
+  EXPECT_EQ((*adam)->iterations()->component(0).device(), gpu);
+  for (const char* slot : {"m", "v"}) {
+    ASSERT_NE((*adam)->GetSlot(*on_host, slot), nullptr) << slot;
+    EXPECT_EQ((*adam)->GetSlot(*on_host, slot)->component(0).device(), HostDevice()) << slot;
+    EXPECT_EQ((*adam)->GetSlot(*on_gpu, slot)->component(0).device(), gpu) << slot;
+  }
 }
 
 TEST(OptimizerTest, EmptyCallIsANoOp) {

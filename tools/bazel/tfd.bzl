@@ -12,11 +12,19 @@ def tfd_cc_library(name, copts = [], **kwargs):
     native.cc_library(name = name, copts = TFD_COPTS + copts, **kwargs)
 
 def tfd_cc_test(name, deps = [], copts = [], **kwargs):
-    """A GoogleTest binary linked with gtest_main."""
+    """A GoogleTest binary linked with gtest_main.
+
+    Under --config=cuda_core_suite it also links every GPU kernel and the
+    CUDA device (//tools/bazel:core_suite_gpu_kernels), so that the test
+    can run with TFD_DEFAULT_DEVICE=/device:GPU:0 (tools/gpu_tests.sh
+    --core-suite); in every other build that dependency is empty."""
     native.cc_test(
         name = name,
         copts = TFD_COPTS + copts,
-        deps = deps + ["@com_google_googletest//:gtest_main"],
+        deps = deps + [
+            "@com_google_googletest//:gtest_main",
+            "//tools/bazel:core_suite_gpu_kernels",
+        ],
         **kwargs
     )
 
