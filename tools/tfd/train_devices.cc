@@ -1,6 +1,7 @@
 #include "tools/tfd/train_devices.h"
 
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_join.h"
 #include "core/device/device_registry.h"
@@ -36,7 +37,13 @@ absl::StatusOr<TrainDeviceKind> ChooseTrainDevices(const TrainFlags& flags, int 
 
 absl::StatusOr<std::vector<Device*>> TrainGpus(const TrainFlags& flags) {
   const int gpu_count = DeviceCount(DeviceType::kGPU);
-  TFD_ASSIGN_OR_RETURN(TrainDeviceKind kind, ChooseTrainDevices(flags, gpu_count));
+  absl::StatusOr<TrainDeviceKind> chosen = ChooseTrainDevices(flags, gpu_count);
+  if (gpu_count == 0 && absl::IsFailedPrecondition(chosen.status())) {
+    // The registry says why: a build without GPU support, or none visible.
+    return FailedPrecondition(chosen.status().message(), ": ",
+                              GetDevice(DeviceType::kGPU, 0).status().message());
+  }
+  TFD_ASSIGN_OR_RETURN(TrainDeviceKind kind, std::move(chosen));
   std::vector<Device*> gpus;
   if (kind == TrainDeviceKind::kCpu) return gpus;
   for (int i = 0; i < gpu_count; ++i) {

@@ -34,7 +34,8 @@ enum class TrainDeviceKind { kCpu, kGpu };
 absl::StatusOr<TrainDeviceKind> ChooseTrainDevices(const TrainFlags& flags, int gpu_count);
 
 // The GPUs the run trains on, GPU:0..n-1, or none for a CPU run. Errors of
-// ChooseTrainDevices, and of making a GPU device.
+// ChooseTrainDevices (--devices=gpu without a GPU also says whether the
+// build has GPU support), and of making a GPU device.
 absl::StatusOr<std::vector<Device*>> TrainGpus(const TrainFlags& flags);
 
 // "Training on /device:GPU:0, /device:GPU:1" to `out` when `gpus`
