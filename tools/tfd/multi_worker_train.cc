@@ -8,6 +8,7 @@
 #include "core/distribute/default_resolver.h"
 #include "core/framework/status.h"
 #include "tools/tfd/sidecar_evaluator.h"
+#include "tools/tfd/train_devices.h"
 #include "tools/tfd/training_run.h"
 
 namespace tfd {
@@ -29,9 +30,13 @@ absl::Status TrainAsWorker(const TrainFlags& flags, const distribute::ClusterInf
                  info.cluster_spec.DebugString().c_str());
     std::fflush(out);
   }
-  TFD_ASSIGN_OR_RETURN(
-      std::unique_ptr<distribute::MultiWorkerMirroredStrategy> strategy,
-      distribute::MultiWorkerMirroredStrategy::Create(info, MultiWorkerOptions(flags)));
+  distribute::MultiWorkerMirroredStrategyOptions options = MultiWorkerOptions(flags);
+  // This worker's GPUs, one local replica each (collectives then pick
+  // NCCL), or --replicas CPU replicas.
+  TFD_ASSIGN_OR_RETURN(options.devices, TrainGpus(flags));
+  PrintTrainDevices(options.devices, out);
+  TFD_ASSIGN_OR_RETURN(std::unique_ptr<distribute::MultiWorkerMirroredStrategy> strategy,
+                       distribute::MultiWorkerMirroredStrategy::Create(info, options));
   TFD_RETURN_IF_ERROR(TrainUnderStrategy(flags, *strategy, strategy->cluster_info(), out));
   // The chief's coordination service must outlive every worker's use.
   return strategy->Shutdown();

@@ -19,14 +19,15 @@ check() {
   fi
 }
 
-# loop strategy replicas strategy-class
+# loop strategy replicas strategy-class; CPU replicas (--devices=cpu), so
+# the counts hold on a GPU machine too.
 configs=("fit mirrored 2 MirroredStrategy" "custom mirrored 2 MirroredStrategy"
          "fit central_storage 2 CentralStorageStrategy" "custom one_device 1 OneDeviceStrategy")
 for config in "${configs[@]}"; do
   read -r loop strategy replicas class <<<"$config"
   logdir="$TEST_TMPDIR/logs_${loop}_$strategy"
   out="$TEST_TMPDIR/out_${loop}_$strategy"
-  if ! "$TFD" train --data_dir="$DATA" --strategy="$strategy" --replicas="$replicas" \
+  if ! "$TFD" train --data_dir="$DATA" --strategy="$strategy" --replicas="$replicas" --devices=cpu \
       --epochs=2 --batch_size=32 --loop="$loop" --logdir="$logdir" >"$out" 2>&1; then
     echo "FAIL: tfd train --loop=$loop --strategy=$strategy exited with an error:"; cat "$out"
     failures=$((failures + 1))

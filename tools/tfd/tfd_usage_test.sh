@@ -30,6 +30,8 @@ expect 2 "usage: tfd train" stderr train --bogus=1
 expect 2 "--model must be one of fashion_cnn, fashion_mlp, got 'vgg'" stderr train --model=vgg
 expect 2 "--epochs must be an integer >= 1" stderr train --epochs=0
 expect 2 "one_device runs one replica" stderr train --replicas=3
+expect 2 "--devices must be one of auto, cpu, gpu, got 'tpu'" stderr train --devices=tpu
+expect 2 "--devices=gpu runs one replica per GPU" stderr train --strategy=mirrored --devices=gpu --replicas=2
 expect 1 "UNIMPLEMENTED: --model_json is not supported with --strategy=parameter_server" stderr \
   train --strategy=parameter_server --model_json="$TEST_TMPDIR/model.json"
 # A good command line with a missing dataset fails (status 1) without usage.

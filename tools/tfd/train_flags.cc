@@ -30,6 +30,10 @@ const std::vector<std::string>& Modes() {
   static const auto* modes = new std::vector<std::string>{"auto", "min", "max"};
   return *modes;
 }
+const std::vector<std::string>& DeviceChoices() {
+  static const auto* devices = new std::vector<std::string>{"auto", "cpu", "gpu"};
+  return *devices;
+}
 const std::vector<std::string>& Loops() {
   static const auto* loops = new std::vector<std::string>{"fit", "custom"};
   return *loops;
@@ -81,6 +85,9 @@ const std::map<std::string, Setter>& Setters() {
        }},
       {"replicas", [](const std::string& v, TrainFlags* f) {
          return AtLeast("replicas", v, 1, &f->replicas);
+       }},
+      {"devices", [](const std::string& v, TrainFlags* f) {
+         return OneOf("devices", v, DeviceChoices(), &f->devices);
        }},
       {"epochs", [](const std::string& v, TrainFlags* f) {
          return AtLeast("epochs", v, 1, &f->epochs);
@@ -172,6 +179,15 @@ absl::StatusOr<TrainFlags> ParseTrainFlags(const std::vector<std::string>& args)
     return InvalidArgument("--strategy=one_device runs one replica, got --replicas=",
                            flags.replicas);
   }
+  // On GPUs each GPU is one replica, as in TensorFlow; --replicas splits
+  // the host's cores and means nothing there.
+  if (flags.devices == "gpu" && flags.replicas != 1) {
+    return InvalidArgument("--replicas=", flags.replicas,
+                           " sets CPU replicas; --devices=gpu runs one replica per GPU");
+  }
+  if (flags.devices == "gpu" && flags.strategy == "parameter_server") {
+    return InvalidArgument("--strategy=parameter_server trains on the CPU; drop --devices=gpu");
+  }
   // BackupAndRestore is a callback of Fit, as in Keras; a custom loop
   // resumes from --checkpoint_dir, as TensorFlow's custom-loop tutorials do.
   if (flags.loop != "fit" && !flags.backup_dir.empty()) {
@@ -210,7 +226,15 @@ std::string TrainUsage() {
       "  --strategy=", absl::StrJoin(Strategies(), "|"), "  (default ", d.strategy, ")\n",
       "  --model_json=F    instead of --model: a Keras model.to_json() file; one 28x28\n"
       "                    image in, 10 logits out\n",
-      "  --replicas=N      CPU replicas (of each worker) (default ", d.replicas, ")\n",
+      "  --devices=", absl::StrJoin(DeviceChoices(), "|"),
+      "  where replicas run (default ", d.devices, ")\n",
+      "                    auto: every GPU of the machine, one replica each, else the CPU\n",
+      "                    (TensorFlow's default); cpu: the host even on a GPU machine;\n",
+      "                    gpu: GPUs or an error. one_device takes GPU:0. parameter_server\n",
+      "                    trains on the CPU. A CPU-only build sees no GPU.\n",
+      "  --replicas=N      CPU replicas (of each worker) (default ", d.replicas,
+      "); on a GPU machine\n",
+      "                    with --devices=auto, N > 1 is refused: give --devices=cpu\n",
       "  --epochs=E        (default ", d.epochs, ")\n",
       "  --batch_size=B    global batch size (default ", d.batch_size, ")\n",
       "  --seed=S          weights and shuffling (default ", d.seed, ")\n",

@@ -29,6 +29,11 @@ struct TrainFlags {
   // parameter_server_train.h)
   std::string strategy = "one_device";
   int replicas = 1;                       // CPU replicas (per worker); one_device needs 1
+  // Where the replicas run (train_devices.h): auto, as TensorFlow's
+  // strategies do by default, is every GPU of the machine, else the CPU;
+  // cpu keeps a GPU machine's training on the host (--replicas CPU
+  // replicas); gpu insists on GPUs, one replica per GPU.
+  std::string devices = "auto";           // auto | cpu | gpu
   int epochs = 1;
   int64_t batch_size = 64;                // the GLOBAL batch, split between replicas
   int64_t seed = 42;                      // weights and shuffling
@@ -66,7 +71,8 @@ struct TrainFlags {
 // flag for an unknown flag, a positional argument, a missing or malformed
 // value, a value out of range (replicas < 1, one_device with several
 // replicas, epochs < 1, batch_size < replicas, ...), or flags that do not
-// go together (--model with --model_json, --backup_dir with --loop=custom, --save_freq without
+// go together (--devices=gpu with --replicas, which counts CPU replicas,
+// --model with --model_json, --backup_dir with --loop=custom, --save_freq without
 // --backup_dir, --monitor or --mode without --export_best, --export_best
 // without multi_worker_mirrored).
 absl::StatusOr<TrainFlags> ParseTrainFlags(const std::vector<std::string>& args);

@@ -1,5 +1,6 @@
 #include "tools/tfd/train_flags.h"
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace tfd {
@@ -16,7 +17,26 @@ TEST(TrainFlagsTest, DefaultsWithNoFlags) {
   EXPECT_EQ(flags->batch_size, 64);
   EXPECT_TRUE(flags->logdir.empty());
   EXPECT_EQ(flags->loop, "fit");
+  EXPECT_EQ(flags->devices, "auto");
   EXPECT_FALSE(flags->help);
+}
+
+// --devices: auto (every GPU, else the CPU), cpu or gpu.
+TEST(TrainFlagsTest, ParsesDevices) {
+  for (const char* devices : {"auto", "cpu", "gpu"}) {
+    absl::StatusOr<TrainFlags> flags =
+        ParseTrainFlags({"--strategy=mirrored", absl::StrCat("--devices=", devices)});
+    ASSERT_TRUE(flags.ok()) << devices << ": " << flags.status();
+    EXPECT_EQ(flags->devices, devices);
+  }
+  // CPU replicas are what --devices=cpu trains on a GPU machine.
+  absl::StatusOr<TrainFlags> flags =
+      ParseTrainFlags({"--strategy=mirrored", "--devices=cpu", "--replicas=4"});
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  EXPECT_EQ(flags->replicas, 4);
+  flags = ParseTrainFlags({"--strategy=multi_worker_mirrored", "--devices=gpu"});
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  EXPECT_EQ(flags->devices, "gpu");
 }
 
 TEST(TrainFlagsTest, ParsesEveryFlag) {
@@ -118,6 +138,12 @@ TEST(TrainFlagsTest, RefusesBadFlags) {
       {{"--backup_dir="}, "--backup_dir must not be empty"},
       {{"--steps_per_epoch=10"}, "need --strategy=parameter_server"},
       {{"--strategy=parameter_server", "--ps_shards=0"}, "--ps_shards must be an integer >= 1"},
+      {{"--devices=tpu"}, "--devices must be one of auto, cpu, gpu, got 'tpu'"},
+      {{"--devices="}, "--devices must be one of auto, cpu, gpu, got ''"},
+      {{"--strategy=mirrored", "--devices=gpu", "--replicas=2"},
+       "--replicas=2 sets CPU replicas; --devices=gpu runs one replica per GPU"},
+      {{"--strategy=parameter_server", "--devices=gpu"},
+       "--strategy=parameter_server trains on the CPU"},
   };
   for (const auto& [args, message] : cases) {
     absl::StatusOr<TrainFlags> flags = ParseTrainFlags(args);
@@ -136,7 +162,8 @@ TEST(TrainFlagsTest, UsageListsEveryFlag) {
                            "--loop=", "--data_dir=", "--backup_dir=", "--save_freq=",
                            "--startup_timeout_s=", "--heartbeat_timeout_s=",
                            "--collective_timeout_s=", "--eval_timeout_s=", "--export_best=",
-                           "--monitor=loss|accuracy", "--mode=auto|min|max", "--model_json="}) {
+                           "--monitor=loss|accuracy", "--mode=auto|min|max", "--model_json=",
+                           "--devices=auto|cpu|gpu"}) {
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   }
 }
