@@ -111,9 +111,7 @@ absl::Status Train(const Flags& flags) {
           TFD_ASSIGN_OR_RETURN(Tensor logits, model->Call(batch[0], /*training=*/true));
           TFD_ASSIGN_OR_RETURN(Tensor per_example, loss_fn.Call(batch[1], logits));
           TFD_ASSIGN_OR_RETURN(Tensor loss, nn::ComputeAverageLoss(per_example));
-          TFD_ASSIGN_OR_RETURN(std::vector<Tensor> grads,
-                               tape.Gradient(loss, nn::LocalVariables(model->TrainableVariables())));
-          TFD_RETURN_IF_ERROR(optimizer->ApplyGradients(grads, model->TrainableVariables()));
+          TFD_RETURN_IF_ERROR(optimizer->Minimize(loss, model->TrainableVariables(), tape));
           return std::vector<Tensor>{loss};
         }));
     TFD_ASSIGN_OR_RETURN(std::vector<Tensor> local_losses, strategy->ExperimentalLocalResults(out, 0));

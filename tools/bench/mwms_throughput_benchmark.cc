@@ -144,8 +144,9 @@ absl::Status RunRole(const Flags& flags) {
   TFD_ASSIGN_OR_RETURN(std::vector<data::Element> batches,
                        LocalBatches(*strategy, flags.global_batch));
   // The custom-training step of TensorFlow's tutorial: each replica's loss
-  // over the GLOBAL batch, gradients all-reduced by ApplyGradients, and the
-  // job-wide loss reduced across workers.
+  // over the GLOBAL batch, gradients all-reduced by Minimize while the
+  // backward pass runs (CommunicationOptions::overlap_backward_pass), and
+  // the job-wide loss reduced across workers.
   auto step = [&]() -> absl::Status {
     TFD_ASSIGN_OR_RETURN(
         distribute::PerReplica out,
@@ -156,9 +157,7 @@ absl::Status RunRole(const Flags& flags) {
           TFD_ASSIGN_OR_RETURN(Tensor logits, model->Call(batch[0], /*training=*/true));
           TFD_ASSIGN_OR_RETURN(Tensor per_example, loss_fn.Call(batch[1], logits));
           TFD_ASSIGN_OR_RETURN(Tensor loss, nn::ComputeAverageLoss(per_example, flags.global_batch));
-          TFD_ASSIGN_OR_RETURN(std::vector<Tensor> grads,
-                               tape.Gradient(loss, nn::LocalVariables(model->TrainableVariables())));
-          TFD_RETURN_IF_ERROR(optimizer->ApplyGradients(grads, model->TrainableVariables()));
+          TFD_RETURN_IF_ERROR(optimizer->Minimize(loss, model->TrainableVariables(), tape));
           return std::vector<Tensor>{loss};
         }));
     TFD_ASSIGN_OR_RETURN(std::vector<Tensor> losses, strategy->ExperimentalLocalResults(out, 0));
