@@ -15,6 +15,7 @@
 #include "core/nn/pooling.h"
 #include "core/nn/reshaping.h"
 #include "core/nn/sequential.h"
+#include "core/nn/synthetic_images.h"
 
 namespace tfd {
 namespace nn {
@@ -31,16 +32,9 @@ std::shared_ptr<Sequential> FashionCnn() {
                             std::make_shared<Dense>(10)});
 }
 
-Tensor Images(int64_t n) {
-  Tensor t(DT_FLOAT, TensorShape({n, 28, 28, 1}));
-  float* p = t.data<float>();
-  for (int64_t i = 0; i < t.NumElements(); ++i) p[i] = static_cast<float>(i % 255) / 255.0f;
-  return t;
-}
-
 void BM_FashionCnnInference(benchmark::State& state) {
   auto model = FashionCnn();
-  Tensor x = Images(state.range(0));
+  Tensor x = SyntheticImages(state.range(0));
   for (auto _ : state) {
     auto y = model->Call(x);
     if (!y.ok()) state.SkipWithError(std::string(y.status().message()).c_str());
@@ -52,7 +46,7 @@ BENCHMARK(BM_FashionCnnInference)->Arg(32)->Arg(128)->Unit(benchmark::kMilliseco
 
 void BM_FashionCnnForwardBackward(benchmark::State& state) {
   auto model = FashionCnn();
-  Tensor x = Images(state.range(0));
+  Tensor x = SyntheticImages(state.range(0));
   const std::vector<const Variable*> sources = LocalVariables(model->TrainableVariables());
   const Tensor axes = *Tensor::FromVector<int32_t>({0, 1}, {2});
   for (auto _ : state) {

@@ -26,6 +26,7 @@
 #include "core/nn/pooling.h"
 #include "core/nn/reshaping.h"
 #include "core/nn/sequential.h"
+#include "core/nn/synthetic_images.h"
 
 namespace tfd {
 namespace nn {
@@ -53,16 +54,6 @@ absl::StatusOr<std::shared_ptr<Sequential>> CompiledFashionCnn() {
   return model;
 }
 
-absl::StatusOr<data::DatasetPtr> SyntheticImages() {
-  Tensor images(DT_FLOAT, TensorShape({kExamples, 28, 28, 1}));
-  float* p = images.data<float>();
-  for (int64_t i = 0; i < images.NumElements(); ++i) p[i] = static_cast<float>(i % 255) / 255.0f;
-  Tensor labels(DT_INT32, TensorShape({kExamples}));
-  for (int64_t i = 0; i < kExamples; ++i) labels.data<int32_t>()[i] = static_cast<int32_t>(i % 10);
-  TFD_ASSIGN_OR_RETURN(data::DatasetPtr ds, data::FromTensorSlices({images, labels}));
-  return data::Batch(ds, kGlobalBatch, /*drop_remainder=*/true);
-}
-
 // One Fit epoch per iteration; replicas 0 means no strategy (the default
 // strategy: one device, the host with all its cores).
 void BM_FitFashionCnn(benchmark::State& state) {
@@ -79,7 +70,7 @@ void BM_FitFashionCnn(benchmark::State& state) {
     scope = std::make_unique<distribute::StrategyScope>(strategy.get());
   }
   auto model = CompiledFashionCnn();
-  auto ds = SyntheticImages();
+  auto ds = SyntheticImageBatches(kExamples, kGlobalBatch);
   if (!model.ok() || !ds.ok()) {
     state.SkipWithError("setup failed");
     return;

@@ -23,6 +23,7 @@
 #include "core/nn/reshaping.h"
 #include "core/nn/sequential.h"
 #include "core/nn/sgd.h"
+#include "core/nn/synthetic_images.h"
 
 namespace tfd {
 namespace nn {
@@ -46,14 +47,8 @@ void BM_FashionCnnTrainStep(benchmark::State& state) {
        std::make_shared<MaxPooling2D>(), std::make_shared<Flatten>(),
        std::make_shared<Dense>(64, DenseOptions().Activation("relu")),
        std::make_shared<Dense>(10, DenseOptions().Dtype(DT_FLOAT))});
-  Tensor images(DT_FLOAT, TensorShape({kBatch, 28, 28, 1}));
-  for (int64_t i = 0; i < images.NumElements(); ++i) {
-    images.data<float>()[i] = static_cast<float>(i % 255) / 255.0f;
-  }
-  std::vector<int32_t> y(kBatch);
-  for (int64_t i = 0; i < kBatch; ++i) y[i] = static_cast<int32_t>(i % 10);
-  const Tensor x = *images.CopyTo(gpu);
-  const Tensor labels = *Tensor::FromVector(y, {kBatch})->CopyTo(gpu);
+  const Tensor x = *SyntheticImages(kBatch).CopyTo(gpu);
+  const Tensor labels = *SyntheticLabels(kBatch).CopyTo(gpu);
   SGDOptions sgd;
   sgd.learning_rate = 0.01f;
   std::shared_ptr<Optimizer> opt = *WrapOptimizerForPolicy(

@@ -34,6 +34,7 @@
 #include "core/nn/pooling.h"
 #include "core/nn/reshaping.h"
 #include "core/nn/sequential.h"
+#include "core/nn/synthetic_images.h"
 
 namespace tfd {
 namespace nn {
@@ -56,17 +57,6 @@ absl::StatusOr<std::shared_ptr<Sequential>> MakeModel(int which) {
                            std::make_shared<Conv2D>(64, std::vector<int64_t>{3}, conv_relu),
                            std::make_shared<MaxPooling2D>(), std::make_shared<Flatten>(),
                            std::make_shared<Dense>(64, relu), std::make_shared<Dense>(10)});
-}
-
-absl::StatusOr<data::DatasetPtr> SyntheticImages() {
-  const int64_t n = kGlobalBatch * kSteps;
-  Tensor images(DT_FLOAT, TensorShape({n, 28, 28, 1}));
-  float* p = images.data<float>();
-  for (int64_t i = 0; i < images.NumElements(); ++i) p[i] = static_cast<float>(i % 255) / 255.0f;
-  Tensor labels(DT_INT32, TensorShape({n}));
-  for (int64_t i = 0; i < n; ++i) labels.data<int32_t>()[i] = static_cast<int32_t>(i % 10);
-  TFD_ASSIGN_OR_RETURN(data::DatasetPtr ds, data::FromTensorSlices({images, labels}));
-  return data::Batch(ds, kGlobalBatch, /*drop_remainder=*/true);
 }
 
 // Args: model (0 MLP, 1 CNN), bytes_per_pack in KiB, overlap (0 or 1).
@@ -92,7 +82,7 @@ void BM_FitOverlap(benchmark::State& state) {
         {*std::move(adam), std::make_shared<SparseCategoricalCrossentropy>(loss), {}});
     if (!compiled.ok()) return state.SkipWithError(compiled.ToString().c_str());
   }
-  auto ds = SyntheticImages();
+  auto ds = SyntheticImageBatches(kGlobalBatch * kSteps, kGlobalBatch);
   if (!ds.ok()) return state.SkipWithError(ds.status().ToString().c_str());
   FitOptions fit;
   fit.verbose = 0;
