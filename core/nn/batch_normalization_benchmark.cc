@@ -5,8 +5,8 @@
 // statistics' update, and the gradients of sum(y) with respect to the
 // input, gamma and beta. Args: batch, height = width, channels.
 //
-//   bazel build -c opt //core/nn:batch_normalization_benchmark && \
-//     bazel-bin/core/nn/batch_normalization_benchmark
+//   bazel build -c opt //core/nn:batch_normalization_benchmark
+//   bazel-bin/core/nn/batch_normalization_benchmark
 #include <string>
 #include <vector>
 
