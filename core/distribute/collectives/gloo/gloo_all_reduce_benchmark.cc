@@ -19,8 +19,8 @@
 // BM_LoopbackTcpPingPong the round trip of 4 bytes between two threads, the
 // floor of any exchange on this machine.
 //
-//   bazel run -c opt //core/distribute/collectives/gloo:gloo_all_reduce_benchmark -- \
-//       --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+//   bazel run -c opt //core/distribute/collectives/gloo:gloo_all_reduce_benchmark --
+//       --benchmark_repetitions=5 --benchmark_report_aggregates_only=true   (one command)
 //   TFD_BENCH_PROCESSES=4 bazel run -c opt ...   (4 processes)
 #include <arpa/inet.h>
 #include <netinet/in.h>
