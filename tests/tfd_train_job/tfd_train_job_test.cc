@@ -240,7 +240,8 @@ TEST_F(TfdTrainJobTest, BadClustersAreClearErrors) {
        "INVALID_ARGUMENT: TF_CONFIG"},
       {R"({"cluster": {"worker": ["localhost:1"], "ps": ["localhost:2"]},
            "task": {"type": "ps", "index": 0}})",
-       "UNIMPLEMENTED: ps task 0: --strategy=multi_worker_mirrored has no parameter servers"},
+       "INVALID_ARGUMENT: the cluster {\"ps\": [\"localhost:2\"], \"worker\": [\"localhost:1\"]} "
+       "has a ps job, which MultiWorkerMirroredStrategy does not use"},
       {R"({"cluster": {"worker": ["localhost:1"], "ps": ["localhost:2"]},
            "task": {"type": "worker", "index": 0}})",
        "has a ps job, which MultiWorkerMirroredStrategy does not use"},
