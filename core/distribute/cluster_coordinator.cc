@@ -1,5 +1,6 @@
 #include "core/distribute/cluster_coordinator.h"
 
+#include <algorithm>
 #include <iostream>
 #include <utility>
 
@@ -73,15 +74,25 @@ ClusterCoordinator::~ClusterCoordinator() {
 }
 
 std::shared_ptr<RemoteValue> ClusterCoordinator::Schedule(const std::string& function,
-                                                          const PerWorkerIterator& iterator) {
+                                                          const PerWorkerIterator& iterator,
+                                                          std::vector<Tensor> arguments) {
   auto result = std::make_shared<RemoteValue>();
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    if (arguments[i].dtype() != DT_FLOAT) {
+      result->Set(InvalidArgument("cannot schedule ", function, ": argument ", i, " is ",
+                                  DataTypeName(arguments[i].dtype()),
+                                  "; the workers take float32 arguments"));
+      return result;
+    }
+  }
   absl::MutexLock lock(&mu_);
   if (live_workers_ == 0) {
     result->Set(absl::UnavailableError(
         absl::StrCat("cannot schedule ", function, ": every worker of the job was lost")));
     return result;
   }
-  pending_.push_back(Closure{next_id_++, function, iterator.id, result});
+  if (iterator.id != 0) ++readers_[iterator.id];
+  pending_.push_back(Closure{next_id_++, function, iterator.id, std::move(arguments), result});
   return result;
 }
 
@@ -121,8 +132,56 @@ absl::StatusOr<PerWorkerIterator> ClusterCoordinator::CreatePerWorkerIterator(
       return status;
     }
   }
-  if (!made) return unreachable;
+  if (!made) {
+    ReleasePerWorkerIterator(iterator);
+    return unreachable;
+  }
   return iterator;
+}
+
+void ClusterCoordinator::ReleasePerWorkerIterator(const PerWorkerIterator& iterator) {
+  const int64_t id = iterator.id;
+  std::string dataset;
+  {
+    absl::MutexLock lock(&mu_);
+    auto known = std::find_if(iterators_.begin(), iterators_.end(),
+                              [id](const PerWorkerIterator& made) { return made.id == id; });
+    if (known == iterators_.end()) return;
+    dataset = known->dataset;
+    // From now on a worker taken back does not make it.
+    iterators_.erase(known);
+    // The functions reading it finish first (each within step_timeout;
+    // pending ones run or fail when no worker is left).
+    auto unread = [this, id]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return stopping_ || readers_.count(id) == 0;
+    };
+    mu_.Await(absl::Condition(&unread));
+  }
+  // Every worker at once, those known lost too: one that is down answers
+  // at once, one that was only unreachable for a while may hold it still.
+  std::vector<grpc::Status> calls(workers_.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < workers_.size(); ++i) {
+    threads.emplace_back([&, i] { calls[i] = ReleaseIteratorOn(static_cast<int>(i), id); });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (size_t i = 0; i < workers_.size(); ++i) {
+    if (calls[i].ok()) continue;
+    std::cerr << "ClusterCoordinator: could not release iterator " << id << " over "
+              << dataset << " on worker " << WorkerName(static_cast<int>(i)) << ": "
+              << rpc::FromGrpcStatus(calls[i], "ReleaseIterator")
+              << "; a worker that is down or restarted no longer holds it\n";
+  }
+}
+
+grpc::Status ClusterCoordinator::ReleaseIteratorOn(int worker, int64_t id) {
+  ps::ReleaseIteratorRequest request;
+  request.set_iterator_id(id);
+  ps::ReleaseIteratorResponse response;
+  grpc::ClientContext context;
+  // Not wait_for_ready: a worker that is down fails the call at once.
+  context.set_deadline(absl::ToChronoTime(absl::Now() + options_.release_timeout));
+  return workers_[worker]->stub->ReleaseIterator(&context, request, &response);
 }
 
 grpc::Status ClusterCoordinator::MakeIteratorOn(int worker, const PerWorkerIterator& iterator) {
@@ -161,14 +220,29 @@ bool ClusterCoordinator::AwaitRecovery(int worker) {
       made = MakeIteratorOn(worker, iterator);
       if (!made.ok()) break;
     }
-    absl::MutexLock lock(&mu_);
     if (made.ok()) {
+      // Those released meanwhile go again (their release may have come
+      // before they were made).
+      std::vector<int64_t> released;
+      {
+        absl::MutexLock lock(&mu_);
+        for (const PerWorkerIterator& iterator : iterators) {
+          const bool kept = std::any_of(
+              iterators_.begin(), iterators_.end(),
+              [&](const PerWorkerIterator& live) { return live.id == iterator.id; });
+          if (!kept) released.push_back(iterator.id);
+        }
+      }
+      // Best effort: the worker just answered.
+      for (int64_t id : released) ReleaseIteratorOn(worker, id);
+      absl::MutexLock lock(&mu_);
       lost_[worker] = false;
       ++live_workers_;
       std::cerr << "ClusterCoordinator: worker " << WorkerName(worker) << " is back ("
                 << live_workers_ << " live); its iterators were made anew\n";
       return true;
     }
+    absl::MutexLock lock(&mu_);
     if (!Unreachable(made)) {
       std::cerr << "ClusterCoordinator: worker " << WorkerName(worker)
                 << " came back but cannot make its iterators: " << made.error_message()
@@ -206,8 +280,16 @@ int ClusterCoordinator::num_live_workers() const {
 }
 
 void ClusterCoordinator::FailPendingLocked(const absl::Status& error) {
-  for (Closure& closure : pending_) closure.result->Set(error);
+  for (Closure& closure : pending_) SettleLocked(closure, error);
   pending_.clear();
+}
+
+void ClusterCoordinator::SettleLocked(Closure& closure,
+                                      absl::StatusOr<std::vector<Tensor>> result) {
+  closure.result->Set(std::move(result));
+  if (closure.iterator_id == 0) return;
+  auto readers = readers_.find(closure.iterator_id);
+  if (readers != readers_.end() && --readers->second == 0) readers_.erase(readers);
 }
 
 void ClusterCoordinator::WorkerLoop(int worker) {
@@ -235,6 +317,22 @@ void ClusterCoordinator::WorkerLoop(int worker) {
     request.set_function(closure.function);
     request.set_closure_id(closure.id);
     request.set_iterator_id(closure.iterator_id);
+    absl::Status encoded;
+    for (const Tensor& argument : closure.arguments) {
+      absl::StatusOr<ps::FloatTensor> proto = ps::ToProto(argument);
+      if (!proto.ok()) {
+        encoded = proto.status();
+        break;
+      }
+      *request.add_arguments() = *std::move(proto);
+    }
+    if (!encoded.ok()) {
+      absl::MutexLock lock(&mu_);
+      --running_;
+      SettleLocked(closure, encoded);
+      if (first_error_.ok()) first_error_ = encoded;
+      continue;
+    }
     ps::RunFunctionResponse response;
     grpc::ClientContext context;
     context.set_wait_for_ready(!answered);
@@ -255,7 +353,7 @@ void ClusterCoordinator::WorkerLoop(int worker) {
         --live_workers_;
         lost_[worker] = true;
         if (stopping_) {
-          closure.result->Set(absl::CancelledError("ClusterCoordinator destroyed"));
+          SettleLocked(closure, absl::CancelledError("ClusterCoordinator destroyed"));
         } else {
           pending_.push_front(std::move(closure));
         }
@@ -275,7 +373,7 @@ void ClusterCoordinator::WorkerLoop(int worker) {
       const absl::Status error(static_cast<absl::StatusCode>(response.error_code()),
                                absl::StrCat(closure.function, " (step ", closure.id, ") on worker ",
                                             name, ": ", response.error_message()));
-      closure.result->Set(error);
+      SettleLocked(closure, error);
       if (first_error_.ok()) first_error_ = error;
       FailPendingLocked(absl::CancelledError(
           absl::StrCat("cancelled because an earlier step failed: ", error.message())));
@@ -292,9 +390,9 @@ void ClusterCoordinator::WorkerLoop(int worker) {
       outputs.push_back(*std::move(t));
     }
     if (decoded.ok()) {
-      closure.result->Set(std::move(outputs));
+      SettleLocked(closure, std::move(outputs));
     } else {
-      closure.result->Set(decoded);
+      SettleLocked(closure, decoded);
       if (first_error_.ok()) first_error_ = decoded;
     }
   }

@@ -28,6 +28,9 @@
 // the worker that runs it -- also after it was moved off a lost worker,
 // as TensorFlow's coordinator does. Each worker's dataset is its own (the
 // dataset function shards or seeds it by the worker's index).
+// ReleasePerWorkerIterator drops them again on every worker (each
+// evaluation makes a fresh one, so a long job must), as TensorFlow frees
+// a per-worker iterator's resources when the chief's handle goes.
 //
 // Thread safety: all methods are thread-safe. Destroying the coordinator
 // waits for the running calls (each bounded by step_timeout) and cancels
@@ -43,6 +46,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -71,6 +75,9 @@ struct ClusterCoordinatorOptions {
   // The deadline of one function on a worker; past it the worker is
   // considered lost.
   absl::Duration step_timeout = absl::Seconds(60);
+  // The deadline of releasing an iterator on one worker; a worker that
+  // does not answer by then keeps it (it is logged, not an error).
+  absl::Duration release_timeout = absl::Seconds(5);
 };
 
 class ClusterCoordinator {
@@ -83,9 +90,11 @@ class ClusterCoordinator {
   ~ClusterCoordinator();
 
   // Queues `function` for the next free worker; with an iterator, the
-  // function reads that worker's iterator of the per-worker dataset.
+  // function reads that worker's iterator of the per-worker dataset;
+  // `arguments` (float32) go with it (TensorFlow's schedule(fn, args)).
   std::shared_ptr<RemoteValue> Schedule(const std::string& function,
-                                        const PerWorkerIterator& iterator = {});
+                                        const PerWorkerIterator& iterator = {},
+                                        std::vector<Tensor> arguments = {});
   // A fresh iterator on every live worker over its dataset `dataset`
   // (ps::WorkerFunctions::datasets). Waits for workers still starting
   // (each within step_timeout). The first error a worker answered with
@@ -93,6 +102,12 @@ class ClusterCoordinator {
   // UNAVAILABLE when no worker could be reached. A worker that cannot be
   // reached is left to the scheduling, which drops it.
   absl::StatusOr<PerWorkerIterator> CreatePerWorkerIterator(const std::string& dataset);
+  // Drops `iterator` on every worker, once no scheduled function reads it
+  // any more (it waits for those, as Join does). Never fails: a worker
+  // that cannot be reached or does not answer within release_timeout (one
+  // lost, or restarted without it) is logged and left; a worker taken back
+  // later does not make it again. Unknown ids and id 0 are no-ops.
+  void ReleasePerWorkerIterator(const PerWorkerIterator& iterator);
   // Waits until every scheduled function finished; the first function
   // error since the last Join (which it then forgets, as TensorFlow's
   // join() does), or UNAVAILABLE when every worker was lost.
@@ -106,6 +121,7 @@ class ClusterCoordinator {
     int64_t id = 0;
     std::string function;
     int64_t iterator_id = 0;
+    std::vector<Tensor> arguments;
     std::shared_ptr<RemoteValue> result;
   };
   class WorkerChannel;
@@ -122,6 +138,12 @@ class ClusterCoordinator {
   std::string WorkerName(int worker) const;
   // Fails every pending closure with `error`.
   void FailPendingLocked(const absl::Status& error) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Sets the result of a closure that will not run again, and counts it
+  // off its iterator's readers.
+  void SettleLocked(Closure& closure, absl::StatusOr<std::vector<Tensor>> result)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // ReleaseIterator of `id` on `worker`, within release_timeout.
+  grpc::Status ReleaseIteratorOn(int worker, int64_t id);
 
   const ClusterCoordinatorOptions options_;
   std::vector<std::unique_ptr<WorkerChannel>> workers_;
@@ -134,8 +156,11 @@ class ClusterCoordinator {
   int64_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t next_iterator_id_ ABSL_GUARDED_BY(mu_) = 1;
   std::vector<bool> lost_ ABSL_GUARDED_BY(mu_);  // By worker.
-  // Every per-worker iterator made, for workers that come back.
+  // Every per-worker iterator made and not released, for workers that
+  // come back.
   std::vector<PerWorkerIterator> iterators_ ABSL_GUARDED_BY(mu_);
+  // By iterator id: the closures pending or running that read it.
+  std::map<int64_t, int> readers_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   absl::Status first_error_ ABSL_GUARDED_BY(mu_);
 };

@@ -10,10 +10,15 @@
 #include <string>
 #include <vector>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "core/data/transforms.h"
-#include "core/distribute/ps/ps_server.h"
+#include "core/distribute/ps/worker_server.h"
 #include "core/framework/status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -30,7 +35,8 @@ class ClusterCoordinatorTest : public ::testing::Test {
   void StartWorkers(int n, absl::Status step_error = absl::OkStatus()) {
     for (int i = 0; i < n; ++i) {
       ps::WorkerFunctions functions;
-      functions.steps["step"] = [this, i, step_error](data::Iterator*) -> absl::StatusOr<std::vector<Tensor>> {
+      functions.steps["step"] = [this, i, step_error](data::Iterator*, const std::vector<Tensor>&)
+          -> absl::StatusOr<std::vector<Tensor>> {
         absl::SleepFor(absl::Milliseconds(20));
         if (!step_error.ok()) return step_error;
         return std::vector<Tensor>{Tensor::Scalar<float>(static_cast<float>(++counts_[i]))};
@@ -50,7 +56,7 @@ class ClusterCoordinatorTest : public ::testing::Test {
   }
 
   std::atomic<int> counts_[2] = {};  // Steps run by each worker.
-  std::vector<std::unique_ptr<ps::ServiceHost>> hosts_;
+  std::vector<std::unique_ptr<ps::WorkerServer>> hosts_;
   std::vector<std::string> addresses_;
 };
 
@@ -133,7 +139,8 @@ ps::WorkerFunctions CountingWorker(int i) {
     TFD_ASSIGN_OR_RETURN(Tensor t, Tensor::FromVector<float>(values, TensorShape({50})));
     return data::FromTensorSlices({t});
   };
-  functions.steps["next"] = [](data::Iterator* it) -> absl::StatusOr<std::vector<Tensor>> {
+  functions.steps["next"] = [](data::Iterator* it,
+                               const std::vector<Tensor>&) -> absl::StatusOr<std::vector<Tensor>> {
     if (it == nullptr) return InvalidArgument("next needs an iterator");
     absl::SleepFor(absl::Milliseconds(5));
     TFD_ASSIGN_OR_RETURN(std::optional<data::Element> element, it->GetNext());
@@ -198,6 +205,94 @@ TEST_F(ClusterCoordinatorTest, StepWithAnUnknownIteratorIsNotFound) {
   auto value = coordinator->Schedule("next", made_elsewhere);
   EXPECT_EQ(value->Fetch().status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(value->Fetch().status().message(), HasSubstr("iterator 42"));
+}
+
+// Iterators made and released in a row, as a long job's evaluations make
+// them: the workers keep none of them.
+TEST_F(ClusterCoordinatorTest, ReleasedIteratorsLeaveEveryWorker) {
+  for (int i = 0; i < 2; ++i) {
+    auto host = ps::StartWorkerServer("127.0.0.1:0", CountingWorker(i));
+    ASSERT_TRUE(host.ok()) << host.status();
+    addresses_.push_back(absl::StrCat("127.0.0.1:", (*host)->port()));
+    hosts_.push_back(*std::move(host));
+  }
+  auto coordinator = Coordinator();
+  for (int round = 0; round < 25; ++round) {
+    auto iterator = coordinator->CreatePerWorkerIterator("numbers");
+    ASSERT_TRUE(iterator.ok()) << iterator.status();
+    for (int w = 0; w < 2; ++w) ASSERT_EQ(hosts_[w]->num_live_iterators(), 1) << round;
+    std::vector<std::shared_ptr<RemoteValue>> values;
+    for (int s = 0; s < 4; ++s) values.push_back(coordinator->Schedule("next", *iterator));
+    // Released before its steps ran: the release waits for them.
+    coordinator->ReleasePerWorkerIterator(*iterator);
+    for (const auto& value : values) {
+      ASSERT_TRUE(value->Fetch().ok()) << value->Fetch().status();
+    }
+    for (int w = 0; w < 2; ++w) ASSERT_EQ(hosts_[w]->num_live_iterators(), 0) << round;
+  }
+  ASSERT_TRUE(coordinator->Join().ok());
+
+  // Releasing twice is a no-op; a step on a released iterator is NOT_FOUND.
+  auto iterator = coordinator->CreatePerWorkerIterator("numbers");
+  ASSERT_TRUE(iterator.ok()) << iterator.status();
+  coordinator->ReleasePerWorkerIterator(*iterator);
+  coordinator->ReleasePerWorkerIterator(*iterator);
+  auto late = coordinator->Schedule("next", *iterator)->Fetch();
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(late.status().message(), HasSubstr("released"));
+  EXPECT_EQ(coordinator->Join().code(), absl::StatusCode::kNotFound);
+}
+
+// Takes `port` on 127.0.0.1 and never answers: connections are accepted
+// by the kernel and then left silent. Returns the socket (-1 on failure).
+int ListenWithoutAnswering(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  const int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  sockaddr_in address = {};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+      listen(fd, 16) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Worker 1 is gone and worker 2's address accepts connections but never
+// answers: the release gives up on them within its deadline, without an
+// error, and worker 0 drops the iterator.
+TEST_F(ClusterCoordinatorTest, ReleaseToADeadOrSilentWorkerReturnsWithinItsDeadline) {
+  for (int i = 0; i < 3; ++i) {
+    auto host = ps::StartWorkerServer("127.0.0.1:0", CountingWorker(i));
+    ASSERT_TRUE(host.ok()) << host.status();
+    addresses_.push_back(absl::StrCat("127.0.0.1:", (*host)->port()));
+    hosts_.push_back(*std::move(host));
+  }
+  ClusterCoordinatorOptions options;
+  options.step_timeout = absl::Seconds(10);
+  options.release_timeout = absl::Milliseconds(500);
+  auto coordinator = ClusterCoordinator::Create(addresses_, options);
+  ASSERT_TRUE(coordinator.ok()) << coordinator.status();
+  auto iterator = (*coordinator)->CreatePerWorkerIterator("numbers");
+  ASSERT_TRUE(iterator.ok()) << iterator.status();
+  const int silent_port = hosts_[2]->port();
+  hosts_[1].reset();
+  hosts_[2].reset();
+  const int silent = ListenWithoutAnswering(silent_port);
+  ASSERT_GE(silent, 0) << "cannot listen on port " << silent_port;
+
+  const absl::Time start = absl::Now();
+  (*coordinator)->ReleasePerWorkerIterator(*iterator);
+  const absl::Duration took = absl::Now() - start;
+  close(silent);
+  // The deadline, with room for a loaded machine; a hang would take the
+  // step timeout or forever.
+  EXPECT_LT(took, absl::Seconds(3));
+  EXPECT_EQ(hosts_[0]->num_live_iterators(), 0);
 }
 
 TEST(ClusterCoordinatorCreateTest, NoWorkersIsInvalid) {

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "core/distribute/ps/ps_server.h"
+#include "core/distribute/ps/worker_server.h"
 #include "core/framework/status.h"
 
 namespace tfd {
@@ -33,11 +33,13 @@ class LocalReplicaContext : public ReplicaContext {
 
 class HostedWorkerServing : public WorkerServing {
  public:
-  explicit HostedWorkerServing(std::unique_ptr<ps::ServiceHost> host) : host_(std::move(host)) {}
-  void Wait() override { host_->Wait(); }
+  explicit HostedWorkerServing(std::unique_ptr<ps::WorkerServer> server)
+      : server_(std::move(server)) {}
+  void Wait() override { server_->Wait(); }
+  int num_live_iterators() const override { return server_->num_live_iterators(); }
 
  private:
-  std::unique_ptr<ps::ServiceHost> host_;
+  std::unique_ptr<ps::WorkerServer> server_;
 };
 
 ps::OptimizerConfig::Kind ToConfigKind(RemoteUpdateRule::Kind kind) {
@@ -276,15 +278,27 @@ absl::StatusOr<int64_t> ParameterServerStrategy::CreatePerWorkerIterator(const s
   return iterator.id;
 }
 
+void ParameterServerStrategy::ReleasePerWorkerIterator(int64_t iterator_id) {
+  if (iterator_id == 0) return;
+  ClusterCoordinator* c = nullptr;
+  {
+    absl::MutexLock lock(&mu_);
+    c = coordinator_.get();
+  }
+  // No coordinator: no iterator was made.
+  if (c != nullptr) c->ReleasePerWorkerIterator(PerWorkerIterator{iterator_id, ""});
+}
+
 std::shared_ptr<RemoteValue> ParameterServerStrategy::Schedule(const std::string& function,
-                                                               int64_t iterator_id) {
+                                                               int64_t iterator_id,
+                                                               std::vector<Tensor> arguments) {
   absl::StatusOr<ClusterCoordinator*> c = coordinator();
   if (!c.ok()) {
     auto failed = std::make_shared<RemoteValue>();
     failed->Set(c.status());
     return failed;
   }
-  return (*c)->Schedule(function, PerWorkerIterator{iterator_id, ""});
+  return (*c)->Schedule(function, PerWorkerIterator{iterator_id, ""}, std::move(arguments));
 }
 
 absl::Status ParameterServerStrategy::Join() {
@@ -305,9 +319,9 @@ absl::StatusOr<std::unique_ptr<WorkerServing>> ParameterServerStrategy::ServeWor
                               TaskTypeName(info_.task_type), " ", info_.task_index);
   }
   TFD_ASSIGN_OR_RETURN(std::string address, info_.cluster_spec.TaskAddress("worker", info_.task_index));
-  TFD_ASSIGN_OR_RETURN(std::unique_ptr<ps::ServiceHost> host,
+  TFD_ASSIGN_OR_RETURN(std::unique_ptr<ps::WorkerServer> server,
                        ps::StartWorkerServer(address, std::move(functions)));
-  return std::unique_ptr<WorkerServing>(new HostedWorkerServing(std::move(host)));
+  return std::unique_ptr<WorkerServing>(new HostedWorkerServing(std::move(server)));
 }
 
 }  // namespace distribute

@@ -108,8 +108,9 @@ class ParameterServerStrategy final : public Strategy, public ParameterServerTra
   absl::Status AssignSubVariables(absl::Span<const Tensor> deltas,
                                   absl::Span<DistributedVariable* const> variables) override;
   absl::StatusOr<int64_t> CreatePerWorkerIterator(const std::string& dataset) override;
-  std::shared_ptr<RemoteValue> Schedule(const std::string& function,
-                                        int64_t iterator_id) override;
+  void ReleasePerWorkerIterator(int64_t iterator_id) override;
+  std::shared_ptr<RemoteValue> Schedule(const std::string& function, int64_t iterator_id,
+                                        std::vector<Tensor> arguments) override;
   absl::Status Join() override;
   int num_live_workers() const override;
   absl::StatusOr<std::unique_ptr<WorkerServing>> ServeWorkerFunctions(

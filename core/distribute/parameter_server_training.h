@@ -16,6 +16,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -61,6 +63,9 @@ class WorkerServing {
   virtual ~WorkerServing() = default;
   // Blocks while the service runs (until the process is killed).
   virtual void Wait() = 0;
+  // The per-worker iterators this worker keeps now (made by the chief and
+  // not released).
+  virtual int num_live_iterators() const = 0;
 };
 
 class ParameterServerTraining {
@@ -120,11 +125,18 @@ class ParameterServerTraining {
                                           absl::Span<DistributedVariable* const> variables) = 0;
 
   // Chief: a fresh iterator on every worker over its dataset `dataset`;
-  // returns its id for Schedule.
+  // returns its id for Schedule. The workers keep it until
+  // ReleasePerWorkerIterator (PerWorkerIteratorOwner calls it).
   virtual absl::StatusOr<int64_t> CreatePerWorkerIterator(const std::string& dataset) = 0;
-  // Chief: queues `function` reading iterator `iterator_id` (0: none).
+  // Chief: drops the iterator on every worker once the functions reading
+  // it finished (waiting for them). Never fails: a worker that cannot be
+  // reached is logged and left (ClusterCoordinator). 0 is a no-op.
+  virtual void ReleasePerWorkerIterator(int64_t iterator_id) = 0;
+  // Chief: queues `function` reading iterator `iterator_id` (0: none),
+  // with float32 `arguments` (TensorFlow's schedule(fn, args=...)).
   virtual std::shared_ptr<RemoteValue> Schedule(const std::string& function,
-                                                int64_t iterator_id) = 0;
+                                                int64_t iterator_id,
+                                                std::vector<Tensor> arguments) = 0;
   // Chief: waits for every scheduled function; the first error since the
   // last Join, which it then forgets (TensorFlow's coordinator.join()).
   virtual absl::Status Join() = 0;
@@ -137,6 +149,42 @@ class ParameterServerTraining {
   // pipeline's InputContext).
   virtual int worker_index() const = 0;
   virtual int num_worker_tasks() const = 0;
+};
+
+// A per-worker iterator the chief made, released on every worker when
+// this handle goes (or Reset), as TensorFlow frees a per-worker
+// iterator's resources with the chief's last reference to it. Move-only;
+// the ParameterServerTraining must outlive it.
+//
+//   TFD_ASSIGN_OR_RETURN(int64_t id, ps.CreatePerWorkerIterator("eval"));
+//   PerWorkerIteratorOwner owner(&ps, id);
+//   ... ps.Schedule("test_step", owner.id(), {}) ...
+class PerWorkerIteratorOwner {
+ public:
+  PerWorkerIteratorOwner() = default;
+  PerWorkerIteratorOwner(ParameterServerTraining* ps, int64_t id) : ps_(ps), id_(id) {}
+  PerWorkerIteratorOwner(PerWorkerIteratorOwner&& other) noexcept
+      : ps_(other.ps_), id_(std::exchange(other.id_, 0)) {}
+  PerWorkerIteratorOwner& operator=(PerWorkerIteratorOwner&& other) noexcept {
+    if (this != &other) {
+      Reset();
+      ps_ = other.ps_;
+      id_ = std::exchange(other.id_, 0);
+    }
+    return *this;
+  }
+  ~PerWorkerIteratorOwner() { Reset(); }
+
+  int64_t id() const { return id_; }
+  // Releases the iterator now (waiting for the functions reading it).
+  void Reset() {
+    if (ps_ != nullptr && id_ != 0) ps_->ReleasePerWorkerIterator(id_);
+    id_ = 0;
+  }
+
+ private:
+  ParameterServerTraining* ps_ = nullptr;
+  int64_t id_ = 0;
 };
 
 // `strategy` as ParameterServerTraining, or null for other strategies.

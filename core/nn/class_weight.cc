@@ -62,9 +62,8 @@ absl::StatusOr<std::vector<int64_t>> Classes(const Tensor& y, std::vector<int64_
 
 }  // namespace
 
-absl::StatusOr<data::DatasetPtr> ApplyClassWeight(data::DatasetPtr dataset,
-                                                  const std::map<int64_t, double>& class_weight) {
-  if (dataset == nullptr) return InvalidArgument("class_weight: the dataset is null");
+absl::StatusOr<std::vector<float>> ClassWeightsById(
+    const std::map<int64_t, double>& class_weight) {
   std::vector<float> weights;
   std::string keys;
   for (const auto& [id, w] : class_weight) absl::StrAppend(&keys, keys.empty() ? "" : ", ", id);
@@ -79,35 +78,45 @@ absl::StatusOr<data::DatasetPtr> ApplyClassWeight(data::DatasetPtr dataset,
     return InvalidArgument("Expected `class_weight` to be a dict with keys from 0 to one less "
                            "than the number of classes, found an empty dict");
   }
+  return weights;
+}
+
+absl::StatusOr<data::Element> WeightByClass(const data::Element& element,
+                                            const std::vector<float>& weights) {
+  if (element.size() < 2 || element.size() > 3) {
+    return InvalidArgument("class_weight: dataset elements must be (x, y) or (x, y, "
+                           "sample_weight), got ", element.size(), " tensors");
+  }
+  std::vector<int64_t> shape;
+  TFD_ASSIGN_OR_RETURN(std::vector<int64_t> classes, Classes(element[1], &shape));
+  std::vector<float> per_sample;
+  for (int64_t c : classes) {
+    if (c < 0 || c >= static_cast<int64_t>(weights.size())) {
+      return InvalidArgument("class_weight: label ", c, " is not in [0, ", weights.size(), ")");
+    }
+    per_sample.push_back(weights[c]);
+  }
+  TFD_ASSIGN_OR_RETURN(Tensor cw, Tensor::FromVector<float>(per_sample, TensorShape(shape)));
+  data::Element out = {element[0], element[1], cw};
+  if (element.size() == 3) {
+    // sample_weight * class weight, the weight reshaped with trailing 1s
+    // up to the class weights' rank.
+    const Tensor& sw = element[2];
+    TFD_ASSIGN_OR_RETURN(Tensor cast, internal::CastTo(cw, sw.dtype()));
+    std::vector<int64_t> dims = sw.shape().dims();
+    while (dims.size() < shape.size()) dims.push_back(1);
+    TFD_ASSIGN_OR_RETURN(Tensor reshaped, internal::ReshapeTo(sw, dims));
+    TFD_ASSIGN_OR_RETURN(out[2], Execute1("Mul", {reshaped, cast}));
+  }
+  return out;
+}
+
+absl::StatusOr<data::DatasetPtr> ApplyClassWeight(data::DatasetPtr dataset,
+                                                  const std::map<int64_t, double>& class_weight) {
+  if (dataset == nullptr) return InvalidArgument("class_weight: the dataset is null");
+  TFD_ASSIGN_OR_RETURN(std::vector<float> weights, ClassWeightsById(class_weight));
   auto map_fn = [weights](const data::Element& element) -> absl::StatusOr<data::Element> {
-    if (element.size() < 2 || element.size() > 3) {
-      return InvalidArgument("class_weight: dataset elements must be (x, y) or (x, y, "
-                             "sample_weight), got ", element.size(), " tensors");
-    }
-    std::vector<int64_t> shape;
-    TFD_ASSIGN_OR_RETURN(std::vector<int64_t> classes, Classes(element[1], &shape));
-    std::vector<float> per_sample;
-    for (int64_t c : classes) {
-      if (c < 0 || c >= static_cast<int64_t>(weights.size())) {
-        return InvalidArgument("class_weight: label ", c, " is not in [0, ", weights.size(),
-                               ")");
-      }
-      per_sample.push_back(weights[c]);
-    }
-    TFD_ASSIGN_OR_RETURN(Tensor cw,
-                         Tensor::FromVector<float>(per_sample, TensorShape(shape)));
-    data::Element out = {element[0], element[1], cw};
-    if (element.size() == 3) {
-      // sample_weight * class weight, the weight reshaped with trailing 1s
-      // up to the class weights' rank.
-      const Tensor& sw = element[2];
-      TFD_ASSIGN_OR_RETURN(Tensor cast, internal::CastTo(cw, sw.dtype()));
-      std::vector<int64_t> dims = sw.shape().dims();
-      while (dims.size() < shape.size()) dims.push_back(1);
-      TFD_ASSIGN_OR_RETURN(Tensor reshaped, internal::ReshapeTo(sw, dims));
-      TFD_ASSIGN_OR_RETURN(out[2], Execute1("Mul", {reshaped, cast}));
-    }
-    return out;
+    return WeightByClass(element, weights);
   };
   return data::Map(std::move(dataset), map_fn);
 }

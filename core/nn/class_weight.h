@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "core/data/dataset.h"
@@ -26,6 +27,16 @@ namespace nn {
 // [0, n), non-numeric labels or a sample weight that does not broadcast.
 absl::StatusOr<data::DatasetPtr> ApplyClassWeight(data::DatasetPtr dataset,
                                                   const std::map<int64_t, double>& class_weight);
+
+// The weights by class id, as float32 (Keras's weight tensor); the same
+// INVALID_ARGUMENT as ApplyClassWeight for keys other than 0 .. n-1.
+absl::StatusOr<std::vector<float>> ClassWeightsById(const std::map<int64_t, double>& class_weight);
+
+// One element (x, y[, sample_weight]) as ApplyClassWeight maps it, with
+// the weights of ClassWeightsById: what a worker of a parameter-server
+// job does to each batch it trains on. Its errors as iterating there.
+absl::StatusOr<data::Element> WeightByClass(const data::Element& element,
+                                            const std::vector<float>& weights);
 
 }  // namespace nn
 }  // namespace tfd

@@ -131,9 +131,11 @@ class Model : public Layer {
   // back into the model and its optimizer, so callbacks and checkpoints
   // see them. The model's non-trainable weights (BatchNormalization's
   // moving statistics) live on the ps tasks too and are updated there by
-  // the workers' steps (Note [State on parameter servers]). Errors: as
-  // Fit; INVALID_ARGUMENT without steps_per_epoch; UNIMPLEMENTED under
-  // another strategy, for class weights, steps_per_execution > 1,
+  // the workers' steps (Note [State on parameter servers]). Class weights
+  // weight each sample's loss on the worker, and steps_per_execution
+  // batches run in one scheduled call (Note [Fit on parameter servers]).
+  // Errors: as Fit; INVALID_ARGUMENT without steps_per_epoch or for class
+  // weights not keyed 0 .. n-1; UNIMPLEMENTED under another strategy, for
   // optimizers the ps cannot apply (remote_update_rule.h) and
   // non-trainable weights it cannot hold (not float32); INVALID_ARGUMENT
   // for validation_split (tensors only, as Keras), both kinds of
@@ -244,13 +246,18 @@ class Model : public Layer {
   // gradients, update, metrics.
   absl::Status TrainExecution(const std::vector<StepInput>& steps);
   absl::Status TestExecution(const std::vector<StepInput>& steps);
-  // The training step a worker of a parameter-server job runs: one batch
-  // of `iterator`, the variables pulled from the ps and the clipped
-  // gradients sent there with the optimizer's rule at the ps's iterations.
-  // Returns the batch's (total, count) of the loss tracker and of every
-  // metric, which the chief adds up.
+  // The training step a worker of a parameter-server job runs: the
+  // batches of one execution from `iterator` (`arguments` as
+  // kRemoteTrainStep says), each with the variables pulled from the ps and
+  // the clipped gradients sent there with the optimizer's rule at the ps's
+  // iterations. Returns the batches' (total, count) of the loss tracker
+  // and of every metric, which the chief adds up.
   absl::StatusOr<std::vector<Tensor>> RemoteTrainStep(distribute::ParameterServerTraining& ps,
-                                                      data::Iterator* iterator);
+                                                      data::Iterator* iterator,
+                                                      const std::vector<Tensor>& arguments);
+  // One batch of RemoteTrainStep, its metrics added to the compiled ones.
+  absl::Status RemoteTrainBatch(distribute::ParameterServerTraining& ps,
+                                const data::Element& element);
   // The test step a worker of a parameter-server job runs: one batch of
   // `iterator` with the variables pulled from the ps; returns the batch's
   // metric states as RemoteTrainStep does. OUT_OF_RANGE when the

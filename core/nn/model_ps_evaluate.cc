@@ -6,7 +6,10 @@
 // left at 0, its default):
 //   - each evaluation makes a fresh iterator on every worker over the
 //     dataset the worker builds from the creator, so every evaluation
-//     starts from the start of the workers' data;
+//     starts from the start of the workers' data, and releases it on
+//     every worker when it is done (as TensorFlow frees the per-worker
+//     iterator with its last reference), so a long job's evaluations do
+//     not pile up iterators on the workers;
 //   - it schedules "test_step" closures reading that iterator: the worker
 //     runs one batch with the values on the ps tasks (training=false) and
 //     returns the batch's (total, count) of the loss and of each metric,
@@ -36,7 +39,10 @@ namespace nn {
 absl::StatusOr<Logs> Model::EvaluateOnWorkers(distribute::ParameterServerTraining& ps,
                                               const std::string& dataset,
                                               std::optional<int64_t> steps, Callback& callbacks) {
-  TFD_ASSIGN_OR_RETURN(const int64_t iterator, ps.CreatePerWorkerIterator(dataset));
+  TFD_ASSIGN_OR_RETURN(const int64_t iterator_id, ps.CreatePerWorkerIterator(dataset));
+  // Released on every worker when the evaluation is done, however it
+  // ends: each evaluation makes a fresh one.
+  const distribute::PerWorkerIteratorOwner iterator(&ps, iterator_id);
   TFD_RETURN_IF_ERROR(callbacks.OnTestBegin(Logs()));
   RemoteStepStates states(metrics_names());
   Logs logs;
@@ -60,7 +66,7 @@ absl::StatusOr<Logs> Model::EvaluateOnWorkers(distribute::ParameterServerTrainin
     while (failed.ok() && in_flight.size() >= window) TFD_RETURN_IF_ERROR(finish_oldest());
     if (!failed.ok()) break;
     TFD_RETURN_IF_ERROR(callbacks.OnTestBatchBegin(step, Logs()));
-    in_flight.emplace_back(step, ps.Schedule(kRemoteTestStep, iterator));
+    in_flight.emplace_back(step, ps.Schedule(kRemoteTestStep, iterator.id(), {}));
   }
   while (!in_flight.empty()) TFD_RETURN_IF_ERROR(finish_oldest());
   // The step that failed first says why (later ones were cancelled); an

@@ -11,16 +11,20 @@
 //     unless a checkpoint was restored into the model) with the
 //     optimizer's slots and iterations when a checkpoint built the
 //     optimizer (otherwise the optimizer is built and takes the ps's),
-//     makes one
-//     iterator per worker over the dataset each worker builds from the
-//     creator, and schedules steps_per_epoch "train_step" closures per
-//     epoch;
-//   - a worker runs a closure on the next batch of its own iterator: it
+//     makes one iterator per worker over the dataset each worker builds
+//     from the creator (released on the workers when Fit returns), and
+//     schedules one "train_step" closure per execution of
+//     steps_per_execution batches, steps_per_epoch batches per epoch, with
+//     the execution's batch count and the class weights as arguments (as
+//     tf-keras schedules its train_function with steps_per_execution);
+//   - a worker runs a closure on the next batches of its own iterator,
+//     one after another; for each it weights the samples by class when
+//     class_weight is given (tf-keras's class-weight map, on the worker),
 //     pulls the variables and the ps's update count (the optimizer's
 //     iterations, which a learning-rate schedule reads), computes the loss
-//     and gradients, clips them as the optimizer says, sends them to the
-//     ps tasks with the optimizer's update rule at that step (applied
-//     there, slots kept there), and returns the batch's (total, count) of
+//     and gradients, clips them as the optimizer says, and sends them to
+//     the ps tasks with the optimizer's update rule at that step (applied
+//     there, slots kept there); it returns the batches' (total, count) of
 //     the loss tracker and of each metric;
 //   - at the end of each epoch the chief pulls the values, slots and
 //     iterations back, so its checkpoints are the ps's state in Keras's
@@ -61,11 +65,13 @@
 // pieces in its own order: PushToParameterServers once, ScheduleTrainStep
 // as often as it likes, JoinTrainSteps where TensorFlow's loop calls
 // coordinator.join() (Fit joins at the end of every epoch).
+#include <algorithm>
 #include <deque>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "core/framework/status.h"
+#include "core/nn/class_weight.h"
 #include "core/nn/loss_scale_optimizer.h"
 #include "core/nn/model.h"
 #include "core/nn/remote_step_states.h"
@@ -81,7 +87,7 @@ std::vector<DistributedVariable*> Raw(const std::vector<Weight>& weights) {
   return raw;
 }
 
-absl::Status CheckFitOptions(const FitOptions& options, int steps_per_execution) {
+absl::Status CheckFitOptions(const FitOptions& options) {
   if (!options.steps_per_epoch) {
     return InvalidArgument("When using a DatasetCreator, `steps_per_epoch` must be provided in "
                            "Model.fit (the workers' datasets have no length the chief knows)");
@@ -110,14 +116,22 @@ absl::Status CheckFitOptions(const FitOptions& options, int steps_per_execution)
   if (options.validation_steps && *options.validation_steps < 1) {
     return InvalidArgument("Fit: validation_steps must be >= 1, got ", *options.validation_steps);
   }
-  const char* unsupported = !options.class_weight.empty() ? "class_weight"
-                            : steps_per_execution != 1    ? "steps_per_execution > 1"
-                                                          : nullptr;
-  if (unsupported != nullptr) {
-    return Unimplemented("Fit under ParameterServerStrategy does not support ", unsupported,
-                         " yet");
-  }
   return absl::OkStatus();
+}
+
+// The arguments of the execution of `batches` steps (kRemoteTrainStep):
+// the count, then the class weights when there are any.
+absl::StatusOr<std::vector<Tensor>> TrainStepArguments(int64_t batches,
+                                                       const std::vector<float>& class_weights) {
+  std::vector<Tensor> arguments = {Tensor::Scalar<float>(static_cast<float>(batches))};
+  if (!class_weights.empty()) {
+    TFD_ASSIGN_OR_RETURN(Tensor weights,
+                         Tensor::FromVector<float>(
+                             class_weights,
+                             TensorShape({static_cast<int64_t>(class_weights.size())})));
+    arguments.push_back(std::move(weights));
+  }
+  return arguments;
 }
 
 // The ParameterServerTraining of the chief driving training, or
@@ -203,11 +217,17 @@ absl::StatusOr<std::shared_ptr<History>> Model::FitOnParameterServers(
     return FailedPrecondition("Fit under ParameterServerStrategy runs on the chief; a worker "
                               "serves the steps (ServeTrainSteps)");
   }
-  TFD_RETURN_IF_ERROR(CheckFitOptions(options, steps_per_execution_));
+  TFD_RETURN_IF_ERROR(CheckFitOptions(options));
   if (creator.name.empty()) return InvalidArgument("Fit: the DatasetCreator needs a name");
+  std::vector<float> class_weights;
+  if (!options.class_weight.empty()) {
+    TFD_ASSIGN_OR_RETURN(class_weights, ClassWeightsById(options.class_weight));
+  }
   distribute::StrategyScope scope(&strategy());
   TFD_RETURN_IF_ERROR(PushToParameterServers());
-  TFD_ASSIGN_OR_RETURN(const int64_t iterator, ps.CreatePerWorkerIterator(creator.name));
+  TFD_ASSIGN_OR_RETURN(const int64_t iterator_id, ps.CreatePerWorkerIterator(creator.name));
+  // The workers drop their iterators when Fit returns, however it does.
+  const distribute::PerWorkerIteratorOwner iterator(&ps, iterator_id);
 
   const int64_t steps = *options.steps_per_epoch;
   CallbackList callbacks;
@@ -222,9 +242,10 @@ absl::StatusOr<std::shared_ptr<History>> Model::FitOnParameterServers(
     TFD_RETURN_IF_ERROR(callbacks.OnEpochBegin(epoch, Logs()));
     RemoteStepStates states(metrics_names());
     Logs logs;
+    // Each execution's last step and its RemoteValue.
     std::deque<std::pair<int64_t, std::shared_ptr<distribute::RemoteValue>>> in_flight;
     auto finish_oldest = [&]() -> absl::Status {
-      auto [step, value] = std::move(in_flight.front());
+      auto [end_step, value] = std::move(in_flight.front());
       in_flight.pop_front();
       absl::StatusOr<std::vector<Tensor>> outputs = value->Fetch();
       if (!outputs.ok()) {
@@ -234,14 +255,22 @@ absl::StatusOr<std::shared_ptr<History>> Model::FitOnParameterServers(
       }
       TFD_RETURN_IF_ERROR(states.Add(*outputs));
       logs = states.ToLogs();
-      return callbacks.OnTrainBatchEnd(step, logs);
+      return callbacks.OnTrainBatchEnd(end_step, logs);
     };
-    for (int64_t step = epoch == first_epoch ? first_step : 0; step < steps; ++step) {
+    // One closure per execution of steps_per_execution batches (fewer for
+    // the epoch's last), as tf-keras schedules its train_function with the
+    // count as an argument; the callbacks see executions, as in Fit.
+    for (int64_t step = epoch == first_epoch ? first_step : 0; step < steps;) {
       const size_t window = 2 * static_cast<size_t>(std::max(1, ps.num_live_workers()));
       while (in_flight.size() >= window) TFD_RETURN_IF_ERROR(finish_oldest());
       if (stop_training()) break;
+      const int64_t batches = std::min<int64_t>(steps_per_execution_, steps - step);
+      TFD_ASSIGN_OR_RETURN(std::vector<Tensor> arguments,
+                           TrainStepArguments(batches, class_weights));
       TFD_RETURN_IF_ERROR(callbacks.OnTrainBatchBegin(step, Logs()));
-      in_flight.emplace_back(step, ps.Schedule(kRemoteTrainStep, iterator));
+      in_flight.emplace_back(step + batches - 1,
+                             ps.Schedule(kRemoteTrainStep, iterator.id(), std::move(arguments)));
+      step += batches;
     }
     while (!in_flight.empty()) TFD_RETURN_IF_ERROR(finish_oldest());
     TFD_RETURN_IF_ERROR(JoinTrainSteps());
@@ -299,7 +328,7 @@ absl::StatusOr<std::shared_ptr<distribute::RemoteValue>> Model::ScheduleTrainSte
     int64_t iterator) {
   TFD_ASSIGN_OR_RETURN(distribute::ParameterServerTraining * ps,
                        ChiefTraining(strategy(), compiled(), "ScheduleTrainStep"));
-  return ps->Schedule(kRemoteTrainStep, iterator);
+  return ps->Schedule(kRemoteTrainStep, iterator, {});
 }
 
 absl::Status Model::JoinTrainSteps() {
@@ -344,10 +373,16 @@ absl::StatusOr<std::unique_ptr<distribute::WorkerServing>> Model::ServeTrainStep
     }
     functions.datasets[other.name] = [other, context]() { return other.function(context); };
   }
-  functions.steps[kRemoteTrainStep] = [this, ps](data::Iterator* iterator) {
-    return RemoteTrainStep(*ps, iterator);
+  functions.steps[kRemoteTrainStep] = [this, ps](data::Iterator* iterator,
+                                                 const std::vector<Tensor>& arguments) {
+    return RemoteTrainStep(*ps, iterator, arguments);
   };
-  functions.steps[kRemoteTestStep] = [this, ps](data::Iterator* iterator) {
+  functions.steps[kRemoteTestStep] =
+      [this, ps](data::Iterator* iterator,
+                 const std::vector<Tensor>& arguments) -> absl::StatusOr<std::vector<Tensor>> {
+    if (!arguments.empty()) {
+      return InvalidArgument("test_step takes no arguments, got ", arguments.size());
+    }
     return RemoteTestStep(*ps, iterator);
   };
   return ps->ServeWorkerFunctions(std::move(functions));

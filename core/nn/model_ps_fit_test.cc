@@ -367,10 +367,12 @@ TEST_F(ModelPsFitTest, ErrorsSayWhatIsWrong) {
             absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(model->ServeTrainSteps(Creator()).status().code(),
             absl::StatusCode::kFailedPrecondition);
-  // Class weights are not applied on the workers yet.
+  // Class weights not keyed 0 .. n-1, refused before anything runs.
   FitOptions weighted = options;
-  weighted.class_weight = {{0, 2.0}};
-  EXPECT_EQ(model->Fit(Creator(), weighted).status().code(), absl::StatusCode::kUnimplemented);
+  weighted.class_weight = {{1, 2.0}};
+  auto bad_keys = model->Fit(Creator(), weighted);
+  EXPECT_EQ(bad_keys.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad_keys.status().message(), HasSubstr("Expected `class_weight`"));
   // Loss scaling, which tf-keras refuses under ParameterServerStrategy.
   CompileOptions compile;
   compile.optimizer = *LossScaleOptimizer::Create(Sgd(0.1f));

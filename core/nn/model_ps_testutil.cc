@@ -48,6 +48,11 @@ absl::StatusOr<data::DatasetPtr> FixedBatch(int64_t repeats) {
 }
 
 absl::StatusOr<std::shared_ptr<Sequential>> BuildModel(std::shared_ptr<Optimizer> optimizer) {
+  return BuildModelExecuting(std::move(optimizer), 1);
+}
+
+absl::StatusOr<std::shared_ptr<Sequential>> BuildModelExecuting(
+    std::shared_ptr<Optimizer> optimizer, int steps_per_execution) {
   SetRandomSeed(3);
   TFD_ASSIGN_OR_RETURN(
       auto model,
@@ -60,6 +65,7 @@ absl::StatusOr<std::shared_ptr<Sequential>> BuildModel(std::shared_ptr<Optimizer
   compile.optimizer = std::move(optimizer);
   compile.loss = std::make_shared<SparseCategoricalCrossentropy>(loss);
   compile.metrics = {"accuracy"};
+  compile.steps_per_execution = steps_per_execution;
   TFD_RETURN_IF_ERROR(model->Compile(std::move(compile)));
   return model;
 }

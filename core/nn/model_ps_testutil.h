@@ -1,7 +1,7 @@
 // The job of the Model-under-ParameterServerStrategy tests, every task in
 // one process: two ps servers (each variable split in two shards, one on
-// each), two workers serving the model's steps, and the chief, over real
-// gRPC on localhost. (Jobs of real processes are in tests/parameter_server.)
+// each), two workers (or one, see num_workers_) serving the model's
+// steps, and the chief, over real gRPC on localhost. (Jobs of real processes are in tests/parameter_server.)
 //
 // The model: a 4 -> 16 (relu) -> 3 MLP named so that the tasks agree on
 // its variables' names, compiled with sparse categorical crossentropy
@@ -47,6 +47,9 @@ absl::StatusOr<data::DatasetPtr> FixedBatch(int64_t repeats);
 
 // Builds and compiles the model in the current strategy's scope.
 absl::StatusOr<std::shared_ptr<Sequential>> BuildModel(std::shared_ptr<Optimizer> optimizer);
+// BuildModel, compiled with `steps_per_execution`.
+absl::StatusOr<std::shared_ptr<Sequential>> BuildModelExecuting(
+    std::shared_ptr<Optimizer> optimizer, int steps_per_execution);
 
 class PsJobTest : public ::testing::Test {
  protected:
@@ -66,9 +69,11 @@ class PsJobTest : public ::testing::Test {
     // 127.0.0.1, not localhost: PickFreePorts checks IPv4 ports, and a
     // client of "localhost" tries ::1 first, where another process may
     // serve on the same port number.
-    return absl::StrCat(R"({"chief": ["127.0.0.1:)", ports_[0], R"("], "worker": ["127.0.0.1:)",
-                        ports_[1], R"(", "127.0.0.1:)", ports_[2], R"("], "ps": ["127.0.0.1:)",
-                        ps_ports_[0], R"(", "127.0.0.1:)", ps_ports_[1], R"("]})");
+    std::string workers = absl::StrCat(R"("127.0.0.1:)", ports_[1], R"(")");
+    if (num_workers_ == 2) absl::StrAppend(&workers, R"(, "127.0.0.1:)", ports_[2], R"(")");
+    return absl::StrCat(R"({"chief": ["127.0.0.1:)", ports_[0], R"("], "worker": [)", workers,
+                        R"(], "ps": ["127.0.0.1:)", ps_ports_[0], R"(", "127.0.0.1:)",
+                        ps_ports_[1], R"("]})");
   }
 
   std::unique_ptr<distribute::ParameterServerStrategy> Strategy(const std::string& type, int index) {
@@ -87,13 +92,13 @@ class PsJobTest : public ::testing::Test {
     return strategy.ok() ? *std::move(strategy) : nullptr;
   }
 
-  // Starts both workers: each builds and compiles the model in its
+  // Starts every worker: each builds and compiles the model in its
   // strategy's scope and serves its train step over `train`, its test
   // step and the datasets of `evaluation`.
   void StartWorkers(std::function<std::shared_ptr<Optimizer>()> optimizer,
                     const std::vector<DatasetCreator>& evaluation = {},
                     const DatasetCreator& train = Creator()) {
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < num_workers_; ++i) {
       workers_.push_back(Strategy("worker", i));
       ASSERT_NE(workers_.back(), nullptr);
       distribute::StrategyScope scope(workers_.back().get());
@@ -106,6 +111,9 @@ class PsJobTest : public ::testing::Test {
     }
   }
 
+  // 2, or 1 for a job whose steps run one after another (set it before
+  // StartWorkers and Strategy).
+  int num_workers_ = 2;
   // How every task builds the model (the chief's test calls it too).
   std::function<absl::StatusOr<std::shared_ptr<Sequential>>(std::shared_ptr<Optimizer>)>
       build_model_ = BuildModel;

@@ -1,9 +1,12 @@
 // Model's step functions: what each replica runs for one execution of
 // Fit, Evaluate and Predict, and the metric bookkeeping around them.
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "core/autodiff/gradient_tape.h"
 #include "core/framework/execute.h"
 #include "core/framework/status.h"
+#include "core/nn/class_weight.h"
 #include "core/nn/loss_scale_optimizer.h"
 #include "core/nn/losses_utils.h"
 #include "core/nn/model.h"
@@ -77,6 +80,43 @@ absl::Status MatchDtypeAndRank(const Tensor& y_pred, Batch* batch) {
     TFD_ASSIGN_OR_RETURN(sw, internal::CastTo(sw, p));
   }
   return absl::OkStatus();
+}
+
+// kRemoteTrainStep's arguments (remote_step_states.h).
+struct TrainStepArguments {
+  int64_t batches = 1;
+  std::vector<float> class_weights;  // Empty: none.
+};
+
+absl::StatusOr<TrainStepArguments> ParseTrainStepArguments(const std::vector<Tensor>& arguments) {
+  TrainStepArguments parsed;
+  if (arguments.size() > 2) {
+    return InvalidArgument("train_step takes the number of batches and the class weights, got ",
+                           arguments.size(), " arguments");
+  }
+  if (!arguments.empty()) {
+    const Tensor& batches = arguments[0];
+    if (batches.dtype() != DT_FLOAT || batches.NumElements() != 1) {
+      return InvalidArgument("train_step: the number of batches must be a float32 scalar, got ",
+                             DataTypeName(batches.dtype()), " ", batches.shape().DebugString());
+    }
+    const float n = batches.flat<float>()[0];
+    if (!(n >= 1) || n != std::floor(n) || n > (1 << 24)) {
+      return InvalidArgument("train_step: the number of batches must be a whole number >= 1, got ",
+                             n);
+    }
+    parsed.batches = static_cast<int64_t>(n);
+  }
+  if (arguments.size() == 2) {
+    const Tensor& weights = arguments[1];
+    if (weights.dtype() != DT_FLOAT || weights.rank() != 1 || weights.NumElements() == 0) {
+      return InvalidArgument("train_step: the class weights must be a float32 vector, got ",
+                             DataTypeName(weights.dtype()), " ", weights.shape().DebugString());
+    }
+    const float* w = weights.data<float>();
+    parsed.class_weights.assign(w, w + weights.NumElements());
+  }
+  return parsed;
 }
 
 // This replica's index among the process's own replicas, which the
@@ -194,18 +234,33 @@ absl::Status Model::PredictExecution(const std::vector<StepInput>& steps,
 }
 
 absl::StatusOr<std::vector<Tensor>> Model::RemoteTrainStep(
-    distribute::ParameterServerTraining& ps, data::Iterator* iterator) {
+    distribute::ParameterServerTraining& ps, data::Iterator* iterator,
+    const std::vector<Tensor>& arguments) {
   if (iterator == nullptr) return InvalidArgument("train_step needs the worker's iterator");
+  TFD_ASSIGN_OR_RETURN(const TrainStepArguments args, ParseTrainStepArguments(arguments));
   distribute::StrategyScope scope(&strategy());
   distribute::BuiltinTrainingLoopScope builtin_loop;
-  TFD_ASSIGN_OR_RETURN(std::optional<data::Element> element, iterator->GetNext());
-  if (!element) {
-    return absl::OutOfRangeError("the worker's dataset is exhausted; a DatasetCreator's dataset "
-                                 "for Fit under ParameterServerStrategy should Repeat()");
-  }
-  TFD_ASSIGN_OR_RETURN(Batch batch, Unpack(*element, true, "Fit"));
-  // Each step reports its own batch: the chief adds the steps up.
+  // Each call reports its own batches: the chief adds the calls up.
   TFD_RETURN_IF_ERROR(ResetMetrics());
+  for (int64_t b = 0; b < args.batches; ++b) {
+    TFD_ASSIGN_OR_RETURN(std::optional<data::Element> element, iterator->GetNext());
+    if (!element) {
+      return absl::OutOfRangeError("the worker's dataset is exhausted; a DatasetCreator's "
+                                   "dataset for Fit under ParameterServerStrategy should "
+                                   "Repeat()");
+    }
+    // On the worker, as tf-keras maps its dataset with the class weights.
+    if (!args.class_weights.empty()) {
+      TFD_ASSIGN_OR_RETURN(element, WeightByClass(*element, args.class_weights));
+    }
+    TFD_RETURN_IF_ERROR(RemoteTrainBatch(ps, *element));
+  }
+  return MetricStates();
+}
+
+absl::Status Model::RemoteTrainBatch(distribute::ParameterServerTraining& ps,
+                                     const data::Element& element) {
+  TFD_ASSIGN_OR_RETURN(Batch batch, Unpack(element, true, "Fit"));
   std::vector<Weight> vars = TrainableVariables();
   std::vector<DistributedVariable*> raw;
   for (const Weight& w : vars) raw.push_back(w.get());
@@ -271,8 +326,7 @@ absl::StatusOr<std::vector<Tensor>> Model::RemoteTrainStep(
   }
   TFD_RETURN_IF_ERROR(SendStateUpdates(ps, state, state_before));
   if (!compiled_metrics_->built()) TFD_RETURN_IF_ERROR(compiled_metrics_->Build(batch.y, y_pred));
-  TFD_RETURN_IF_ERROR(compiled_metrics_->Update(batch.y, y_pred));
-  return MetricStates();
+  return compiled_metrics_->Update(batch.y, y_pred);
 }
 
 absl::StatusOr<std::vector<Tensor>> Model::RemoteTestStep(distribute::ParameterServerTraining& ps,

@@ -30,6 +30,7 @@
 #include "core/data/transforms.h"
 #include "core/distribute/parameter_server_strategy.h"
 #include "core/distribute/ps/ps_server.h"
+#include "core/distribute/ps/worker_server.h"
 #include "core/distribute/tf_config_resolver.h"
 #include "core/framework/status.h"
 #include "core/kernels/random_seed.h"
@@ -138,7 +139,8 @@ absl::Status RunWorker(const Flags& flags, distribute::ParameterServerStrategy& 
   loss_options.from_logits = true;
   auto loss_fn = std::make_shared<nn::SparseCategoricalCrossentropy>(loss_options);
   ps::WorkerFunctions functions;
-  functions.steps["train_step"] = [&](data::Iterator*) -> absl::StatusOr<std::vector<Tensor>> {
+  functions.steps["train_step"] = [&](data::Iterator*, const std::vector<Tensor>&)
+      -> absl::StatusOr<std::vector<Tensor>> {
     TFD_ASSIGN_OR_RETURN(std::optional<data::Element> batch, it->GetNext());
     if (!batch) return absl::OutOfRangeError("the worker's dataset is exhausted");
     TFD_RETURN_IF_ERROR(PullVariables(strategy, *model));

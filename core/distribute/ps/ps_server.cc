@@ -3,7 +3,6 @@
 #include <chrono>
 #include <utility>
 
-#include "absl/synchronization/mutex.h"
 #include "core/distribute/ps/float_tensor.h"
 #include "core/distribute/ps/ps_service.grpc.pb.h"
 #include "core/distribute/rpc/exclusive_port.h"
@@ -87,65 +86,6 @@ class ParameterServerService final : public ParameterServer::Service {
   VariableStore store_;
 };
 
-class WorkerServiceImpl final : public WorkerService::Service {
- public:
-  explicit WorkerServiceImpl(WorkerFunctions functions) : functions_(std::move(functions)) {}
-
-  grpc::Status RunFunction(grpc::ServerContext*, const RunFunctionRequest* request,
-                           RunFunctionResponse* response) override {
-    const absl::Status status = Run(*request, response);
-    if (!status.ok()) {
-      response->clear_outputs();
-      response->set_error_code(static_cast<int>(status.code()));
-      response->set_error_message(std::string(status.message()));
-    }
-    return grpc::Status::OK;
-  }
-
-  grpc::Status MakeIterator(grpc::ServerContext*, const MakeIteratorRequest* request,
-                            MakeIteratorResponse*) override {
-    return ToGrpcStatus(NewIterator(request->dataset(), request->iterator_id()));
-  }
-
- private:
-  absl::Status NewIterator(const std::string& dataset, int64_t id) {
-    auto it = functions_.datasets.find(dataset);
-    if (it == functions_.datasets.end()) return NotFound("worker has no dataset function ", dataset);
-    if (id <= 0) return InvalidArgument("iterator ids are positive, got ", id);
-    absl::MutexLock lock(&mu_);
-    TFD_ASSIGN_OR_RETURN(data::DatasetPtr built, it->second());
-    if (built == nullptr) return InvalidArgument("dataset function ", dataset, " returned null");
-    TFD_ASSIGN_OR_RETURN(iterators_[id], built->MakeIterator());
-    return absl::OkStatus();
-  }
-
-  absl::Status Run(const RunFunctionRequest& request, RunFunctionResponse* response) {
-    auto it = functions_.steps.find(request.function());
-    if (it == functions_.steps.end()) {
-      return NotFound("worker has no step function ", request.function());
-    }
-    absl::MutexLock lock(&mu_);
-    data::Iterator* iterator = nullptr;
-    if (request.iterator_id() != 0) {
-      auto found = iterators_.find(request.iterator_id());
-      if (found == iterators_.end()) {
-        return NotFound("worker has no iterator ", request.iterator_id(),
-                        " (MakeIterator was not called on it)");
-      }
-      iterator = found->second.get();
-    }
-    TFD_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, it->second(iterator));
-    for (const Tensor& t : outputs) {
-      TFD_ASSIGN_OR_RETURN(*response->add_outputs(), ToProto(t));
-    }
-    return absl::OkStatus();
-  }
-
-  const WorkerFunctions functions_;
-  absl::Mutex mu_;  // One step or iterator creation at a time.
-  std::map<int64_t, std::unique_ptr<data::Iterator>> iterators_ ABSL_GUARDED_BY(mu_);
-};
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ServiceHost>> ServiceHost::Start(
@@ -173,11 +113,6 @@ void ServiceHost::Wait() { server_->Wait(); }
 
 absl::StatusOr<std::unique_ptr<ServiceHost>> StartParameterServer(const std::string& address) {
   return ServiceHost::Start(address, std::make_unique<ParameterServerService>());
-}
-
-absl::StatusOr<std::unique_ptr<ServiceHost>> StartWorkerServer(const std::string& address,
-                                                               WorkerFunctions functions) {
-  return ServiceHost::Start(address, std::make_unique<WorkerServiceImpl>(std::move(functions)));
 }
 
 }  // namespace ps

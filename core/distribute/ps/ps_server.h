@@ -1,7 +1,6 @@
-// The gRPC servers of a parameter-server job's tasks:
-//   StartParameterServer  on a ps task, serving a VariableStore;
-//   StartWorkerServer     on a worker, running its registered step
-//                         functions for the ClusterCoordinator.
+// The gRPC server of a parameter-server job's ps tasks
+// (StartParameterServer, serving a VariableStore), and the host of one
+// gRPC service that it and the workers' server (worker_server.h) share.
 //
 // Ownership: each server owns its state and threads; destroying it stops
 // serving (pending calls end with CANCELLED or UNAVAILABLE).
@@ -21,7 +20,6 @@
 
 #include "absl/status/statusor.h"
 #include "core/distribute/ps/variable_store.h"
-#include "core/distribute/ps/worker_functions.h"
 #include "core/framework/tensor.h"
 
 namespace grpc {
@@ -52,12 +50,6 @@ class ServiceHost {
 
 // Serves a fresh VariableStore on `address` ("host:port"; port 0 picks one).
 absl::StatusOr<std::unique_ptr<ServiceHost>> StartParameterServer(const std::string& address);
-
-// Serves `functions` by name on `address` (worker_functions.h). Steps
-// and iterator creations run one at a time, as a TensorFlow worker runs
-// one scheduled function at a time.
-absl::StatusOr<std::unique_ptr<ServiceHost>> StartWorkerServer(const std::string& address,
-                                                               WorkerFunctions functions);
 
 }  // namespace ps
 }  // namespace tfd

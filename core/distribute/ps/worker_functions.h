@@ -4,9 +4,10 @@
 // never code).
 //
 // A dataset function builds this worker's dataset; the worker keeps the
-// iterators the coordinator asks for (one per id) and hands a step the
-// iterator its call names. Step functions run one at a time on a worker,
-// so they may use the iterator and the worker's model without locks.
+// iterators the coordinator asks for (one per id, until the coordinator
+// releases it) and hands a step the iterator its call names. Step
+// functions run one at a time on a worker, so they may use the iterator
+// and the worker's model without locks.
 #ifndef TFD_CORE_DISTRIBUTE_PS_WORKER_FUNCTIONS_H_
 #define TFD_CORE_DISTRIBUTE_PS_WORKER_FUNCTIONS_H_
 
@@ -23,8 +24,11 @@ namespace tfd {
 namespace ps {
 
 // A step: float32 outputs. `iterator` is the worker's iterator the call
-// names, null when it names none. OUT_OF_RANGE means the data is done.
-using StepFunction = std::function<absl::StatusOr<std::vector<Tensor>>(data::Iterator* iterator)>;
+// names, null when it names none; `arguments` are the float32 tensors the
+// chief scheduled it with (TensorFlow's schedule(fn, args=...)), empty
+// when it gave none. OUT_OF_RANGE means the data is done.
+using StepFunction = std::function<absl::StatusOr<std::vector<Tensor>>(
+    data::Iterator* iterator, const std::vector<Tensor>& arguments)>;
 
 // Builds this worker's dataset (called once per iterator made).
 using DatasetFunction = std::function<absl::StatusOr<data::DatasetPtr>()>;
