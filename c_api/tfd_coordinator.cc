@@ -23,7 +23,9 @@ struct TFD_Coordinator {
   std::shared_ptr<tfd::nn::Model> model;
   // The compiled metrics' sums at creation (see CompiledState).
   std::shared_ptr<std::vector<double>> metric_sums;
-  int64_t iterator = 0;
+  // The workers' iterators, released on every worker when the
+  // coordinator goes (before the strategy, which outlives its members).
+  tfd::distribute::PerWorkerIteratorOwner iterator;
   // The steps scheduled since the last join, whose metrics the next join
   // adds up.
   std::vector<std::shared_ptr<tfd::distribute::RemoteValue>> unjoined;
@@ -70,9 +72,9 @@ absl::StatusOr<TFD_Coordinator*> NewCoordinator(TFD_Model* model) {
   coordinator->strategy = model->strategy;
   coordinator->model = model->model;
   coordinator->metric_sums = model->compiled->remote_metric_sums;
-  TFD_ASSIGN_OR_RETURN(coordinator->iterator,
-                       distribute::ParameterServerTrainingOf(*model->strategy)
-                           ->CreatePerWorkerIterator(kWorkerDatasetName));
+  distribute::ParameterServerTraining* ps = distribute::ParameterServerTrainingOf(*model->strategy);
+  TFD_ASSIGN_OR_RETURN(const int64_t iterator, ps->CreatePerWorkerIterator(kWorkerDatasetName));
+  coordinator->iterator = distribute::PerWorkerIteratorOwner(ps, iterator);
   return coordinator.release();
 }
 
@@ -83,7 +85,7 @@ absl::StatusOr<TFD_RemoteValue*> ScheduleTrainStep(TFD_Coordinator* coordinator)
     coordinator->push_before_next_step = false;
   }
   TFD_ASSIGN_OR_RETURN(std::shared_ptr<distribute::RemoteValue> step,
-                       coordinator->model->ScheduleTrainStep(coordinator->iterator));
+                       coordinator->model->ScheduleTrainStep(coordinator->iterator.id()));
   coordinator->unjoined.push_back(step);
   return new TFD_RemoteValue{std::move(step)};
 }

@@ -56,6 +56,7 @@ absl::StatusOr<std::unique_ptr<ClusterCoordinator>> ClusterCoordinator::Create(
     absl::MutexLock lock(&coordinator->mu_);
     coordinator->live_workers_ = static_cast<int>(coordinator->workers_.size());
     coordinator->lost_.assign(coordinator->workers_.size(), false);
+    coordinator->answered_.assign(coordinator->workers_.size(), false);
   }
   for (size_t i = 0; i < coordinator->workers_.size(); ++i) {
     coordinator->threads_.emplace_back(&ClusterCoordinator::WorkerLoop, coordinator.get(),
@@ -170,7 +171,7 @@ void ClusterCoordinator::ReleasePerWorkerIterator(const PerWorkerIterator& itera
     std::cerr << "ClusterCoordinator: could not release iterator " << id << " over "
               << dataset << " on worker " << WorkerName(static_cast<int>(i)) << ": "
               << rpc::FromGrpcStatus(calls[i], "ReleaseIterator")
-              << "; a worker that is down or restarted no longer holds it\n";
+              << "; left to the worker (one that is down or restarts holds none)\n";
   }
 }
 
@@ -190,9 +191,19 @@ grpc::Status ClusterCoordinator::MakeIteratorOn(int worker, const PerWorkerItera
   request.set_iterator_id(iterator.id);
   ps::MakeIteratorResponse response;
   grpc::ClientContext context;
-  context.set_wait_for_ready(true);
+  {
+    // A worker still starting is waited for; one that answered before and
+    // cannot be reached now is left to the scheduling, which drops it.
+    absl::MutexLock lock(&mu_);
+    context.set_wait_for_ready(!answered_[worker]);
+  }
   context.set_deadline(absl::ToChronoTime(absl::Now() + options_.step_timeout));
-  return workers_[worker]->stub->MakeIterator(&context, request, &response);
+  const grpc::Status call = workers_[worker]->stub->MakeIterator(&context, request, &response);
+  if (call.ok()) {
+    absl::MutexLock lock(&mu_);
+    answered_[worker] = true;
+  }
+  return call;
 }
 
 bool ClusterCoordinator::AwaitRecovery(int worker) {
@@ -295,12 +306,12 @@ void ClusterCoordinator::SettleLocked(Closure& closure,
 void ClusterCoordinator::WorkerLoop(int worker) {
   WorkerChannel& channel = *workers_[worker];
   const std::string name = WorkerName(worker);
-  // Until the worker first answers it may still be starting, and a call
-  // waits for it (within the step's deadline); after that a worker that
-  // cannot be reached is lost at once.
-  bool answered = false;
   while (true) {
     Closure closure;
+    // Until the worker first answers it may still be starting, and a call
+    // waits for it (within the step's deadline); after that a worker that
+    // cannot be reached is lost at once.
+    bool answered = false;
     {
       absl::MutexLock lock(&mu_);
       auto has_work = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
@@ -308,6 +319,7 @@ void ClusterCoordinator::WorkerLoop(int worker) {
       };
       mu_.Await(absl::Condition(&has_work));
       if (stopping_) return;
+      answered = answered_[worker];
       closure = std::move(pending_.front());
       pending_.pop_front();
       ++running_;
@@ -339,8 +351,6 @@ void ClusterCoordinator::WorkerLoop(int worker) {
     context.set_deadline(absl::ToChronoTime(absl::Now() + options_.step_timeout));
     const grpc::Status call = channel.stub->RunFunction(&context, request, &response);
 
-    answered = answered || call.ok();
-
     if (!call.ok()) {
       {
         absl::MutexLock lock(&mu_);
@@ -369,6 +379,7 @@ void ClusterCoordinator::WorkerLoop(int worker) {
     }
     absl::MutexLock lock(&mu_);
     --running_;
+    answered_[worker] = true;
     if (response.error_code() != 0) {
       const absl::Status error(static_cast<absl::StatusCode>(response.error_code()),
                                absl::StrCat(closure.function, " (step ", closure.id, ") on worker ",

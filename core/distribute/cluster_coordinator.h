@@ -97,7 +97,8 @@ class ClusterCoordinator {
                                         std::vector<Tensor> arguments = {});
   // A fresh iterator on every live worker over its dataset `dataset`
   // (ps::WorkerFunctions::datasets). Waits for workers still starting
-  // (each within step_timeout). The first error a worker answered with
+  // (each within step_timeout; a worker that answered before and cannot
+  // be reached now is not waited for). The first error a worker answered with
   // (NOT_FOUND for an unregistered dataset, the dataset function's own);
   // UNAVAILABLE when no worker could be reached. A worker that cannot be
   // reached is left to the scheduling, which drops it.
@@ -156,6 +157,9 @@ class ClusterCoordinator {
   int64_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t next_iterator_id_ ABSL_GUARDED_BY(mu_) = 1;
   std::vector<bool> lost_ ABSL_GUARDED_BY(mu_);  // By worker.
+  // By worker: whether it answered a call yet (until then it may be still
+  // starting, and calls wait for it).
+  std::vector<bool> answered_ ABSL_GUARDED_BY(mu_);
   // Every per-worker iterator made and not released, for workers that
   // come back.
   std::vector<PerWorkerIterator> iterators_ ABSL_GUARDED_BY(mu_);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/clock.h"
 #include "core/data/transforms.h"
 #include "core/distribute/parameter_server_strategy.h"
 #include "core/nn/model_ps_testutil.h"
@@ -122,6 +123,85 @@ TEST_F(ModelPsEvaluateTest, WithoutStepsEvaluationEndsWhenAWorkersDataRunsOut) {
   const std::vector<double> val_loss = (*history)->Get("val_loss");
   ASSERT_EQ(val_loss.size(), 3u);
   EXPECT_NEAR(val_loss.back(), *OnTheChief(**model).Get("loss"), 1e-6);
+}
+
+// The iterators each worker keeps at every epoch's end (after its
+// validation); -1 for a worker that is gone.
+class WorkerIterators : public Callback {
+ public:
+  explicit WorkerIterators(const std::vector<std::unique_ptr<distribute::WorkerServing>>* serving)
+      : serving_(serving) {}
+  absl::Status OnEpochEnd(int, Logs&) override {
+    for (const auto& worker : *serving_) {
+      at_epoch_end.push_back(worker == nullptr ? -1 : worker->num_live_iterators());
+    }
+    return absl::OkStatus();
+  }
+  std::vector<int> at_epoch_end;
+
+ private:
+  const std::vector<std::unique_ptr<distribute::WorkerServing>>* serving_;
+};
+
+// Each evaluation makes a fresh iterator on every worker and releases it
+// when done: a long job's workers keep Fit's training iterator only, and
+// none once Fit returned.
+TEST_F(ModelPsEvaluateTest, EvaluationsReleaseTheirIteratorsOnTheWorkers) {
+  StartWorkers(Sgd, {Validation(-1)});
+  auto chief = Strategy("chief", 0);
+  ASSERT_NE(chief, nullptr);
+  distribute::StrategyScope scope(chief.get());
+  auto model = BuildModel(Sgd());
+  ASSERT_TRUE(model.ok()) << model.status();
+  auto iterators = std::make_shared<WorkerIterators>(&serving_);
+  FitOptions options;
+  options.epochs = 8;
+  options.steps_per_epoch = 3;
+  options.verbose = 0;
+  options.validation_creator = Validation(-1);
+  options.validation_steps = 2;
+  options.callbacks = {iterators};
+  auto history = (*model)->Fit(Creator(), options);
+  ASSERT_TRUE(history.ok()) << history.status();
+  EXPECT_EQ(iterators->at_epoch_end, std::vector<int>(2 * 8, 1));
+  for (const auto& worker : serving_) EXPECT_EQ(worker->num_live_iterators(), 0);
+
+  EvaluateOptions eval;
+  eval.verbose = 0;
+  eval.steps = 2;
+  for (int i = 0; i < 20; ++i) {
+    auto logs = (*model)->Evaluate(Validation(-1), eval);
+    ASSERT_TRUE(logs.ok()) << logs.status();
+    for (const auto& worker : serving_) ASSERT_EQ(worker->num_live_iterators(), 0) << i;
+  }
+}
+
+// A worker lost before an evaluation: its steps run on the other, and
+// the release it cannot receive is logged, not an error.
+TEST_F(ModelPsEvaluateTest, ReleaseToALostWorkerDoesNotFailTheEvaluation) {
+  StartWorkers(Sgd, {Validation(-1)});
+  auto chief = Strategy("chief", 0);
+  ASSERT_NE(chief, nullptr);
+  distribute::StrategyScope scope(chief.get());
+  auto model = BuildModel(Sgd());
+  ASSERT_TRUE(model.ok()) << model.status();
+  EvaluateOptions eval;
+  eval.verbose = 0;
+  // Enough steps that both workers answer one (a worker that never
+  // answered yet is waited for, as one still starting).
+  eval.steps = 20;
+  ASSERT_TRUE((*model)->Evaluate(Validation(-1), eval).ok());
+  eval.steps = 4;
+  serving_[1].reset();
+  for (int i = 0; i < 3; ++i) {
+    const absl::Time start = absl::Now();
+    auto logs = (*model)->Evaluate(Validation(-1), eval);
+    ASSERT_TRUE(logs.ok()) << logs.status();
+    // Far below the step timeout (20 s): nothing waited on the lost worker.
+    EXPECT_LT(absl::Now() - start, absl::Seconds(10));
+    EXPECT_EQ(serving_[0]->num_live_iterators(), 0);
+  }
+  EXPECT_EQ(chief->num_live_workers(), 1);
 }
 
 TEST_F(ModelPsEvaluateTest, ValidationDataIsEvaluatedOnTheChief) {

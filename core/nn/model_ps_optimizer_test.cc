@@ -8,7 +8,9 @@
 // Every batch is the same one (FixedBatch), and the chief waits for each
 // step before it schedules the next, so the job's steps are sequential
 // whichever worker runs them.
+#include <cmath>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -195,6 +197,112 @@ TEST_F(ModelPsOptimizerTest, MovingStatisticsLiveOnThePs) {
         return std::shared_ptr<Optimizer>(*SGD::Create(options));
       },
       {});
+}
+
+// The train steps' ends each Fit reports to its callbacks.
+class BatchEnds : public Callback {
+ public:
+  absl::Status OnTrainBatchEnd(int64_t step, Logs&) override {
+    steps.push_back(step);
+    return absl::OkStatus();
+  }
+  std::vector<int64_t> steps;
+};
+
+// Fit on a job of one worker (its steps run one after another) and under
+// OneDeviceStrategy, on the same shuffled batches (Rows(1), the worker's
+// data), with `class_weight` and `steps_per_execution`: every weight and
+// slot, the losses and the batches the callbacks see agree.
+class ModelPsFitOptionsTest : public PsJobTest {
+ protected:
+  void ExpectSameAsOneDevice(const std::map<int64_t, double>& class_weight,
+                             int steps_per_execution, const std::vector<int64_t>& batch_ends) {
+    constexpr int kEpochs = 2;
+    constexpr int64_t kStepsPerEpoch = 7;
+    auto make = [] {
+      SGDOptions options;
+      options.learning_rate = 0.2f;
+      options.momentum = 0.5;
+      return std::shared_ptr<Optimizer>(*SGD::Create(options));
+    };
+    build_model_ = [steps_per_execution](std::shared_ptr<Optimizer> optimizer) {
+      return BuildModelExecuting(std::move(optimizer), steps_per_execution);
+    };
+    num_workers_ = 1;
+    StartWorkers(make);
+    FitOptions options;
+    options.verbose = 0;
+    options.epochs = kEpochs;
+    options.steps_per_epoch = kStepsPerEpoch;
+    options.class_weight = class_weight;
+
+    auto chief = Strategy("chief", 0);
+    ASSERT_NE(chief, nullptr);
+    std::shared_ptr<Sequential> remote;
+    auto remote_batches = std::make_shared<BatchEnds>();
+    std::shared_ptr<History> remote_history;
+    {
+      distribute::StrategyScope scope(chief.get());
+      auto model = build_model_(make());
+      ASSERT_TRUE(model.ok()) << model.status();
+      remote = *model;
+      FitOptions remote_options = options;
+      remote_options.callbacks = {remote_batches};
+      auto history = remote->Fit(Creator(), remote_options);
+      ASSERT_TRUE(history.ok()) << history.status();
+      remote_history = *history;
+    }
+
+    auto one_device = distribute::OneDeviceStrategy::Create(HostDevice());
+    ASSERT_TRUE(one_device.ok()) << one_device.status();
+    distribute::StrategyScope scope(one_device->get());
+    auto local = build_model_(make());
+    ASSERT_TRUE(local.ok()) << local.status();
+    auto local_batches = std::make_shared<BatchEnds>();
+    options.callbacks = {local_batches};
+    auto rows = Rows(1);
+    ASSERT_TRUE(rows.ok()) << rows.status();
+    auto local_history = (*local)->Fit(*rows, options);
+    ASSERT_TRUE(local_history.ok()) << local_history.status();
+
+    ASSERT_EQ(*(*local)->optimizer()->Iterations(), kEpochs * kStepsPerEpoch);
+    ASSERT_EQ(*remote->optimizer()->Iterations(), kEpochs * kStepsPerEpoch);
+    EXPECT_EQ(remote_batches->steps, batch_ends);
+    EXPECT_EQ(local_batches->steps, batch_ends);
+    const std::vector<double> remote_loss = remote_history->Get("loss");
+    const std::vector<double> local_loss = (*local_history)->Get("loss");
+    ASSERT_EQ(remote_loss.size(), static_cast<size_t>(kEpochs));
+    ASSERT_EQ(local_loss.size(), static_cast<size_t>(kEpochs));
+    for (int e = 0; e < kEpochs; ++e) {
+      // The chief adds the steps up in double, the local tracker in float.
+      EXPECT_NEAR(remote_loss[e], local_loss[e], 1e-5 * std::abs(local_loss[e])) << e;
+    }
+    const std::vector<Weight> expected = (*local)->weights();
+    const std::vector<Weight> actual = remote->weights();
+    ASSERT_EQ(actual.size(), expected.size());
+    for (size_t v = 0; v < actual.size(); ++v) {
+      ExpectClose(*actual[v], *expected[v], actual[v]->name());
+      auto remote_slot = remote->optimizer()->GetSlot(*actual[v], "m");
+      auto local_slot = (*local)->optimizer()->GetSlot(*expected[v], "m");
+      ASSERT_TRUE(remote_slot && local_slot) << actual[v]->name();
+      ExpectClose(*remote_slot, *local_slot, actual[v]->name() + " m");
+    }
+  }
+};
+
+// One batch per step; class 1 counts triple and class 2 half.
+TEST_F(ModelPsFitOptionsTest, ClassWeightWeightsTheWorkersLossesAsOneDevice) {
+  ExpectSameAsOneDevice({{0, 1.0}, {1, 3.0}, {2, 0.5}}, 1,
+                        {0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6});
+}
+
+// Executions of 3 batches (the last of each epoch 1) in one call each.
+TEST_F(ModelPsFitOptionsTest, StepsPerExecutionRunsOnTheWorkerAsOneDevice) {
+  ExpectSameAsOneDevice({}, 3, {2, 5, 6, 2, 5, 6});
+}
+
+TEST_F(ModelPsFitOptionsTest, ClassWeightWithStepsPerExecutionAsOneDevice) {
+  ExpectSameAsOneDevice({{0, 0.25}, {1, 2.0}, {2, 1.5}}, 3, {2, 5, 6, 2, 5, 6});
 }
 
 }  // namespace

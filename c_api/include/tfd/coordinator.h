@@ -82,7 +82,9 @@ typedef struct TFD_RemoteValue TFD_RemoteValue;
 TF_CAPI_EXPORT extern TFD_Coordinator* TFD_NewCoordinator(TFD_Model* model, TF_Status* status);
 
 /* Waits for the coordinator's steps (each bounded by the step timeout),
- * ignoring their errors, and frees it; NULL is a no-op. */
+ * ignoring their errors, releases the iterators it made on the workers (a
+ * worker that cannot be reached keeps its own until it restarts), and
+ * frees it; NULL is a no-op. */
 TF_CAPI_EXPORT extern void TFD_DeleteCoordinator(TFD_Coordinator* coordinator);
 
 /* Queues one training step for the next free worker and returns at once
