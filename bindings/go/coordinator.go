@@ -203,8 +203,9 @@ func (co *Coordinator) Done() (bool, error) {
 }
 
 // Close waits for the coordinator's steps (each bounded by the strategy's
-// step timeout), ignoring their errors, and frees it; idempotent, always
-// nil. Its remote values stay valid.
+// step timeout), ignoring their errors, releases the iterators it made on
+// the workers, and frees it; idempotent, always nil. Its remote values
+// stay valid.
 func (co *Coordinator) Close() error {
 	co.mu.Lock()
 	defer co.mu.Unlock()

@@ -103,8 +103,9 @@ public final class Coordinator implements AutoCloseable {
   }
 
   /**
-   * Waits for the coordinator's steps, ignoring their errors, and frees it;
-   * idempotent. Its remote values stay valid.
+   * Waits for the coordinator's steps, ignoring their errors, releases the
+   * iterators it made on the workers, and frees it; idempotent. Its remote
+   * values stay valid.
    */
   @Override
   public synchronized void close() {
