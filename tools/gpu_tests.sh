@@ -7,7 +7,13 @@
 # (tfd-gpu.tar.gz, with a copy of the MANIFEST): what a GPU run carries,
 # under 64 MiB. See docs/GPU.md.
 # With --core-suite the core tests are added (built with every GPU kernel)
-# and the carried pack is .tar.xz instead.
+# and the carried pack is .tar.xz instead: one pack, one GPU run, for
+# everything.
+#
+# The binaries link the GPU kernels as one shared library
+# (//core/kernels/cuda:cuda_kernels, in bin/_solib_k8/), so the pack holds
+# their fat binaries once; the script checks that no other packed file
+# carries GPU code.
 #
 #   tools/gpu_tests.sh                       # every CUDA test and benchmark
 #   tools/gpu_tests.sh //core/kernels/cuda:relu_kernels_test ...   # some
@@ -166,6 +172,16 @@ fi
 # at most 64 MiB.
 find "$dist/bin" "$dist/lib" -type f \( -perm -u+x -o -name "*.so*" \) \
   -exec strip --strip-unneeded {} +
+# GPU code (an ELF section .nv_fatbin) belongs in the kernels' shared
+# library only: a binary with its own copy linked them statically, and
+# every such copy costs the pack megabytes.
+mapfile -t gpu_code < <(find "$dist/bin" "$dist/lib" -type f -exec sh -c \
+  'readelf -S "$1" 2>/dev/null | grep -q "\.nv_fatbin" && echo "$1"' _ {} \; | sort)
+echo "== GPU code in: ${gpu_code[*]#$dist/}"
+if [ ${#gpu_code[@]} -ne 1 ]; then
+  echo "gpu_tests.sh: warning: ${#gpu_code[@]} packed files carry GPU code;" \
+       "expected only the kernels' shared library" >&2
+fi
 {
   echo "tfd GPU tests, packed by tools/gpu_tests.sh"
   echo "commit: $(git rev-parse HEAD)$(git diff --quiet HEAD || echo ' (with local changes)')"
