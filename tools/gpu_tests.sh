@@ -58,6 +58,15 @@ if [ $core_suite = 1 ]; then
   for x in "${core_excluded[@]}"; do
     mapfile -t core_tests < <(printf '%s\n' "${core_tests[@]}" | grep -vx "$x")
   done
+  # The order run.sh runs them in, which matters when a GPU run's time
+  # runs out before the suite does: the packages whose ops the GPU runs
+  # most first, those that hardly run an op (io, protobuf) last.
+  order="//core/kernels //core/autodiff //core/nn //core/framework //core/graph //core/data //core/distribute"
+  mapfile -t core_tests < <(printf '%s\n' "${core_tests[@]}" | awk -v order="$order" '
+    BEGIN { n = split(order, prefix, " ") }
+    { rank = n + 1
+      for (i = 1; i <= n; i++) if (index($0, prefix[i] "/") == 1 || index($0, prefix[i] ":") == 1) { rank = i; break }
+      printf "%d\t%s\n", rank, $0 }' | sort -t$'\t' -k1,1n -k2,2 | cut -f2)
 fi
 if [ $# -gt 0 ]; then
   targets=("$@")
