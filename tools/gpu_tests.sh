@@ -202,7 +202,7 @@ fi
     ldd "$bin/$b" | awk '$3 ~ /^\/usr\/local\/cuda/ { print "  " $1 }'
   done | sort -u
 } > "$dist/MANIFEST"
-# Compressed, the pack is under a fifth of its size (oneDNN is the biggest
+# Compressed, the core-suite pack is under a fifth of its size (oneDNN is the biggest
 # part, then the kernels' shared library). The core suite's 168 binaries
 # are alike (gtest, the same libraries' symbols): xz with a 64 MiB window
 # shares that across them, where gzip's 32 KiB window cannot; measured,
