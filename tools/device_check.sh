@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # The one command of a run on a GPU machine: given the pack of
-# tools/gpu_tests.sh (dist/gpu), it runs every GPU test, the benchmarks
-# behind the GPU acceptance figures and the PyTorch reference
-# (tools/bench/torch_reference.py), in about 8 minutes at most, and writes
-# their logs and a summary (figure, tfd, torch, ratio) to the output
-# directory. Each step has a time limit and all share a budget of 480 s
-# (TFD_DEVICE_CHECK_BUDGET), so the summary is always written. See
-# docs/GPU.md.
+# tools/gpu_tests.sh (dist/gpu), it runs, in this order of priority,
+#   1. the GPU unit and kernel parity tests (every packed test outside
+#      tests/gpu/),
+#   2. the end-to-end GPU tests (tests/gpu/),
+#   3. the benchmarks behind the GPU acceptance figures and the PyTorch
+#      reference (tools/bench/torch_reference.py),
+#   4. the core suite with the GPU as the default device (when the pack
+#      has it: gpu_tests.sh --core-suite), in whatever time is left,
+# and writes their logs and a summary to the output directory. Each step
+# has its own time limit and all share a budget of 540 s
+# (TFD_DEVICE_CHECK_BUDGET), so the summary is written before a GPU run's
+# 10 minutes are up, whatever hangs. See docs/GPU.md.
 #
 #   tools/device_check.sh [PACK] [OUT]
 #
@@ -20,54 +25,31 @@
 #
 # Without a GPU it stops at once, saying so (exit 2); TFD_DEVICE_CHECK_FORCE=1
 # runs everything anyway, to try the script itself on a machine without one.
-# Exit status: 0 when every test passed and every figure was measured.
+# Exit status: 0 when every GPU test (steps 1 and 2) passed and every figure
+# was measured. The core suite's results are in the summary and do not
+# change the exit status: it may be cut short by the budget.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 pack=${1:-dist/gpu}
 out=${2:-${OUT:-device_check_out}}
-# The Python with PyTorch (and the nvidia packages the binaries load).
-python=${PYTHON:-}
-if [ -z "$python" ]; then
-  for candidate in python3 python; do
-    if "$candidate" -c "import torch" > /dev/null 2>&1; then python=$candidate; break; fi
-  done
-  python=${python:-python3}
-fi
+budget=${TFD_DEVICE_CHECK_BUDGET:-540}
+started=$(date +%s)
 
 fail() { echo "device_check.sh: $*" >&2; exit 2; }
+[[ "$budget" =~ ^[0-9]+$ ]] || fail "TFD_DEVICE_CHECK_BUDGET must be whole seconds, got '$budget'"
 mkdir -p "$out" || fail "cannot create $out"
-# dist/gpu holds the pack compressed: unpack it to a scratch directory.
-tarball=$(ls "$pack"/tfd-gpu.tar.gz "$pack"/tfd-gpu.tar.xz 2>/dev/null | head -n 1)
-if [ ! -x "$pack/run.sh" ] && [ -n "$tarball" ]; then
-  scratch=$(mktemp -d "${TMPDIR:-/tmp}/tfd-gpu.XXXXXX") || fail "cannot make a scratch directory"
-  trap 'rm -rf "$scratch"' EXIT
-  tar -C "$scratch" -xf "$tarball" || fail "cannot unpack $tarball"
-  pack=$scratch/tfd-gpu
-fi
-[ -x "$pack/run.sh" ] && [ -f "$pack/TESTS" ] ||
-  fail "$pack is not a pack of tools/gpu_tests.sh (no run.sh and TESTS, nor" \
-       "tfd-gpu.tar.gz/.xz); build it with tools/gpu_tests.sh"
-pack=$(cd "$pack" && pwd)
 out=$(cd "$out" && pwd)
-started=$(date +%s)
 log() { echo "== [$(( $(date +%s) - started ))s] $*" | tee -a "$out/device_check.log"; }
 
-# The torch reference and the summary: beside this script in the tree
-# (tools/bench), else the pack's copies (the script run from a pack).
-reference="$here/bench/torch_reference.py"
-[ -f "$reference" ] || reference="$pack/torch_reference.py"
-summarize="$here/bench/device_summary.py"
-[ -f "$summarize" ] || summarize="$pack/device_summary.py"
-
-log "pack: $(sed -n 2p "$pack/MANIFEST" 2>/dev/null)"
-log "python: $python ($("$python" --version 2>&1))"
+# First the GPU: without one there is nothing to do, so say so before
+# spending time unpacking.
 gpus=$(timeout 30 nvidia-smi -L 2>&1)
 gpu_rc=$?
 echo "$gpus" > "$out/nvidia-smi.txt"
 if [ $gpu_rc -ne 0 ] || ! grep -q "^GPU " <<<"$gpus"; then
   if [ "${TFD_DEVICE_CHECK_FORCE:-0}" != 1 ]; then
-    echo "device_check.sh: no NVIDIA GPU here" \
-         "(nvidia-smi -L: ${gpus:-no output}, exit $gpu_rc)." >&2
+    echo "device_check.sh: no GPU: nvidia-smi -L sees none" \
+         "(${gpus:-no output}, exit $gpu_rc)." >&2
     echo "device_check.sh: run it on the GPU machine; TFD_DEVICE_CHECK_FORCE=1 runs it anyway." >&2
     echo "no GPU: nothing measured" > "$out/summary.txt"
     exit 2
@@ -79,41 +61,104 @@ else
     --format=csv >> "$out/nvidia-smi.txt" 2>&1
 fi
 
-# Every step shares one budget (seconds), so the summary is written
-# before a GPU run's command limit of 10 minutes cuts the run short.
-budget=${TFD_DEVICE_CHECK_BUDGET:-480}
+# dist/gpu holds the pack compressed: unpack it to a scratch directory.
+tarball=$(ls "$pack"/tfd-gpu.tar.xz "$pack"/tfd-gpu.tar.gz 2>/dev/null | head -n 1)
+if [ ! -x "$pack/run.sh" ] && [ -n "$tarball" ]; then
+  scratch=$(mktemp -d "${TMPDIR:-/tmp}/tfd-gpu.XXXXXX") || fail "cannot make a scratch directory"
+  trap 'rm -rf "$scratch"' EXIT
+  tar -C "$scratch" -xf "$tarball" || fail "cannot unpack $tarball"
+  pack=$scratch/tfd-gpu
+fi
+[ -x "$pack/run.sh" ] && [ -f "$pack/TESTS" ] ||
+  fail "$pack is not a pack of tools/gpu_tests.sh (no run.sh and TESTS, nor" \
+       "tfd-gpu.tar.xz/.gz); build it with tools/gpu_tests.sh"
+pack=$(cd "$pack" && pwd)
+log "pack: $(sed -n 2p "$pack/MANIFEST" 2>/dev/null) (unpacked in $(( $(date +%s) - started ))s)"
 
-# Runs a command with a time limit (its own, or what is left of the
-# budget), its output to $out/NAME.log; returns its exit status, 124 when
-# it timed out or there was no time left to run it.
+# The Python with PyTorch (and the nvidia packages the binaries load).
+python=${PYTHON:-}
+if [ -z "$python" ]; then
+  for candidate in python3 python; do
+    if "$candidate" -c "import torch" > /dev/null 2>&1; then python=$candidate; break; fi
+  done
+  python=${python:-python3}
+fi
+log "python: $python ($("$python" --version 2>&1))"
+# The torch reference and the summary: beside this script in the tree
+# (tools/bench), else the pack's copies (the script run from a pack).
+reference="$here/bench/torch_reference.py"
+[ -f "$reference" ] || reference="$pack/torch_reference.py"
+summarize="$here/bench/device_summary.py"
+[ -f "$summarize" ] || summarize="$pack/device_summary.py"
+
+# Seconds a step may take: its own limit, or what is left of the budget
+# (0: not enough left to start it).
+step_limit() {  # seconds
+  local left=$(( budget - ($(date +%s) - started) ))
+  if [ "$left" -lt 15 ]; then echo 0
+  elif [ "$1" -gt "$left" ]; then echo "$left"
+  else echo "$1"
+  fi
+}
+
+# Runs a command within `seconds`, its output to $out/NAME.log; returns
+# its exit status, 124 when it timed out or was not run for want of time.
 bounded() {  # name seconds command...
   local name=$1 limit=$2
   shift 2
-  local left=$(( budget - ($(date +%s) - started) ))
-  if [ "$left" -lt 15 ]; then
+  if [ "$limit" -eq 0 ]; then
     echo "(not run: the ${budget}s budget is spent)" > "$out/$name.log"
     log "$name: not run, the ${budget}s budget is spent"
     return 124
   fi
-  [ "$limit" -gt "$left" ] && limit=$left
   timeout --kill-after=10 "$limit" "$@" > "$out/$name.log" 2>&1
   local rc=$?
-  [ $rc -eq 124 ] || [ $rc -eq 137 ] && echo "(timed out after ${limit}s)" >> "$out/$name.log"
+  { [ $rc -eq 124 ] || [ $rc -eq 137 ]; } && echo "(timed out after ${limit}s)" >> "$out/$name.log"
   return $rc
 }
 
-# 1. Every GPU test, each bounded (run.sh fails a test that skips for
-#    want of a device). The fashion data of mirrored_gpu_test come in the pack.
-[ -d "$pack/data/fashion-mnist" ] && export TFD_FASHION_MNIST_DIR="$pack/data/fashion-mnist"
-log "tests (each at most 90s, all at most 200s)"
-bounded tests 200 "$pack/run.sh" --timeout 90 --out "$out/tests"
-tests_rc=$?
-grep -E "^== [0-9]+ passed|^FAILED" "$out/tests.log" | tee -a "$out/device_check.log"
-[ $tests_rc -eq 124 ] && log "tests: stopped after 200s; the binaries not in tests.log did not run"
+# A part of run.sh's binaries: run.sh stops starting binaries 10 s before
+# the step's limit, so its own summary and results.tsv are complete (a
+# binary it did not start is NOTRUN there).
+run_part() {  # name seconds-at-most run.sh-args...
+  local name=$1 limit
+  limit=$(step_limit "$2")
+  [ "$limit" -lt 20 ] && limit=0
+  shift 2
+  local deadline=$(( limit > 20 ? limit - 10 : 10 ))
+  bounded "$name" "$limit" "$pack/run.sh" --deadline "$deadline" --out "$out/$name" "$@"
+  local rc=$?
+  grep -E "^== [0-9]+ passed|^FAILED|^NOT RUN" "$out/$name.log" | tee -a "$out/device_check.log"
+  [ $rc -eq 124 ] && log "$name: stopped after ${limit}s"
+  return $rc
+}
 
-# 2. tfd's benchmarks, medians of 3 repetitions as JSON.
+# 1 and 2: the GPU tests, each binary bounded (run.sh fails a test that
+# skips for want of a device). The Fashion-MNIST files of
+# mirrored_gpu_test come in the pack.
+[ -d "$pack/data/fashion-mnist" ] && export TFD_FASHION_MNIST_DIR="$pack/data/fashion-mnist"
+log "GPU unit and kernel parity tests (each at most 90s, all at most 150s)"
+run_part tests 150 --timeout 90 --exclude tests/gpu/
+tests_rc=$?
+log "end-to-end GPU tests (each at most 90s, all at most 120s)"
+run_part e2e 120 --timeout 90 tests/gpu/
+e2e_rc=$?
+
+# 3. tfd's benchmarks, medians of 3 repetitions as JSON.
+# The library path run.sh uses: the pack's lib/ and the nvidia pip packages.
+libs="$pack/lib:$pack/bin/_solib_k8:$("$python" - 2>/dev/null <<'PY'
+import glob, os
+try:
+    import nvidia
+except ImportError:
+    raise SystemExit
+print(":".join(sorted({os.path.dirname(p) for r in nvidia.__path__
+                       for p in glob.glob(os.path.join(r, "**", "lib*.so*"), recursive=True)})))
+PY
+)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 run_benchmark() {  # name seconds binary args...
-  local name=$1 limit=$2 binary=$3
+  local name=$1 limit binary=$3
+  limit=$(step_limit "$2")
   shift 3
   log "benchmark $name"
   bounded "$name" "$limit" env LD_LIBRARY_PATH="$libs" "$pack/bin/$binary" \
@@ -126,18 +171,6 @@ run_benchmark() {  # name seconds binary args...
     log "benchmark $name failed (exit $rc): $(grep -m1 "ERROR OCCURRED" "$out/$name.log")"
   return $rc
 }
-# The library path run.sh would use: the pack's lib/ and the nvidia pip packages.
-libs="$pack/lib:$("$python" - 2>/dev/null <<'PY'
-import glob, os
-try:
-    import nvidia
-except ImportError:
-    raise SystemExit
-print(":".join(sorted({os.path.dirname(p) for r in nvidia.__path__
-                       for p in glob.glob(os.path.join(r, "**", "lib*.so*"), recursive=True)})))
-PY
-)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-
 run_benchmark matmul 60 core/kernels/cuda/matmul_kernels_benchmark \
   '--benchmark_filter=BM_MatMul<bfloat16>/8192/' --benchmark_min_time=0.5
 run_benchmark fashion_cnn 90 tests/gpu/fashion_cnn_gpu_benchmark --benchmark_min_time=1
@@ -154,16 +187,25 @@ if ! run_benchmark resnet50 150 tools/bench/resnet50_benchmark --batch=256 \
       --benchmark_min_time=2
   fi
 fi
-
-# 3. The PyTorch reference, same shapes.
 log "torch reference"
-bounded torch 180 "$python" "$reference" --batch "$resnet_batch"
+bounded torch "$(step_limit 180)" "$python" "$reference" --batch "$resnet_batch"
 cp "$out/torch.log" "$out/torch.jsonl"
 grep -v '^{' "$out/torch.log" | tail -3
 
-# 4. The summary: one row per figure.
+# 4. The core suite, with the GPU as the default device, in the time left
+# (keeping 20 s for the summary).
+if [ -s "$pack/CORE_TESTS" ]; then
+  core_limit=$(( budget - ($(date +%s) - started) - 20 ))
+  [ "$core_limit" -lt 0 ] && core_limit=0
+  log "core suite, GPU:0 as the default device ($(wc -l < "$pack/CORE_TESTS") tests, each at most 60s, all at most ${core_limit}s)"
+  run_part core "$core_limit" --timeout 60 --core-only
+else
+  log "core suite: not in this pack (tools/gpu_tests.sh --core-suite packs it)"
+fi
+
+# The summary: the tests' counts per step and one row per figure.
 "$python" "$summarize" "$out" "$resnet_name" > "$out/summary.txt" 2>> "$out/device_check.log"
 summary_rc=$?
 cat "$out/summary.txt" | tee -a "$out/device_check.log"
 log "done"
-[ $tests_rc -eq 0 ] && [ $summary_rc -eq 0 ]
+[ $tests_rc -eq 0 ] && [ $e2e_rc -eq 0 ] && [ $summary_rc -eq 0 ]

@@ -59,12 +59,6 @@ def _mode_flags(ctx):
 
 def _cuda_objects_impl(ctx):
     cc_toolchain = find_cpp_toolchain(ctx)
-    feature_configuration = cc_common.configure_features(
-        ctx = ctx,
-        cc_toolchain = cc_toolchain,
-        requested_features = ctx.features,
-        unsupported_features = ctx.disabled_features,
-    )
     dep_infos = [d[CcInfo] for d in ctx.attr.deps if CcInfo in d]
     merged = cc_common.merge_cc_infos(cc_infos = dep_infos).compilation_context
 
@@ -109,46 +103,24 @@ def _cuda_objects_impl(ctx):
             env = {"PATH": "/usr/local/cuda/bin:/usr/bin:/bin"},
         )
         objects.append(obj)
-
-    compilation_outputs = cc_common.create_compilation_outputs(
-        objects = depset(objects),
-        pic_objects = depset(objects),
-    )
-    linking_context, _ = cc_common.create_linking_context_from_compilation_outputs(
-        actions = ctx.actions,
-        feature_configuration = feature_configuration,
-        cc_toolchain = cc_toolchain,
-        compilation_outputs = compilation_outputs,
-        linking_contexts = [i.linking_context for i in dep_infos],
-        name = ctx.label.name,
-        alwayslink = ctx.attr.alwayslink,
-        disallow_dynamic_library = True,
-    )
-    return [
-        DefaultInfo(files = depset(objects)),
-        CcInfo(
-            compilation_context = merged,
-            linking_context = linking_context,
-        ),
-    ]
+    return [DefaultInfo(files = depset(objects))]
 
 cuda_objects = rule(
     implementation = _cuda_objects_impl,
-    doc = """Compiles .cu files with nvcc into a C++ library (CcInfo).
+    doc = """Compiles .cu files with nvcc into position-independent objects.
 
-    The result links like a cc_library: its objects go into a static
-    archive (kept whole when alwayslink), and the linking contexts of
-    `deps` are passed on. `hdrs` and the headers of `deps` are the only
-    headers nvcc may read from the workspace.""",
+    The objects are the rule's files, for the `srcs` of the cc_library that
+    tfd_cuda_library makes: they link as part of that library, so a
+    library's nvcc code and its C++ code (the kernels' registrations) are
+    one static archive and one shared library. `hdrs` and the headers of
+    `deps` are the only headers nvcc may read from the workspace.""",
     attrs = {
         "srcs": attr.label_list(allow_files = [".cu"], doc = ".cu files, one object each."),
         "hdrs": attr.label_list(allow_files = [".h", ".cuh"], doc = "Headers the .cu files include."),
-        "deps": attr.label_list(providers = [CcInfo], doc = "C++ libraries for headers and linking."),
+        "deps": attr.label_list(providers = [CcInfo], doc = "C++ libraries for headers, include paths and defines."),
         "copts": attr.string_list(doc = "Extra nvcc flags."),
-        "alwayslink": attr.bool(default = False, doc = "Keep every object when linking."),
         "_cc_toolchain": attr.label(default = Label("@bazel_tools//tools/cpp:current_cc_toolchain")),
     },
-    fragments = ["cpp"],
     toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],
 )
 
@@ -158,9 +130,12 @@ def tfd_cuda_library(name, srcs = [], hdrs = [], deps = [], copts = [], nvcc_cop
 
     `.cu` files in `srcs` are compiled by nvcc (sm_90 + compute_90 PTX,
     -fPIC, C++17); the other sources by the C++ toolchain as in
-    tfd_cc_library. The library links the CUDA toolkit's libraries
-    (@local_cuda//:cuda: cudart, cuBLAS, cuDNN, NCCL). Kernel libraries pass
-    alwayslink = True so their registrations survive linking.
+    tfd_cc_library. Both kinds of object make one library: one static
+    archive for binaries that link statically, one shared library for
+    those that link dynamically (every test; tfd_cuda_benchmark). The
+    library links the CUDA toolkit's libraries (@local_cuda//:cuda:
+    cudart, cuBLAS, cuDNN, NCCL). Kernel libraries pass alwayslink = True
+    so their registrations survive linking, statically or dynamically.
 
     Args:
       name: target name.
@@ -184,12 +159,15 @@ def tfd_cuda_library(name, srcs = [], hdrs = [], deps = [], copts = [], nvcc_cop
             hdrs = hdrs + private_hdrs,
             deps = all_deps,
             copts = nvcc_copts,
-            alwayslink = alwayslink,
             target_compatible_with = CUDA_ONLY,
             testonly = kwargs.get("testonly", False),
             visibility = ["//visibility:private"],
         )
-        all_deps = all_deps + [":" + name + "_cu"]
+
+        # The nvcc objects are sources of the library itself (cc_library
+        # links precompiled .o files as its own): one archive and one
+        # shared library hold the kernels and the code that registers them.
+        cc_srcs = cc_srcs + [":" + name + "_cu"]
     native.cc_library(
         name = name,
         srcs = cc_srcs,
@@ -229,11 +207,17 @@ def tfd_cuda_test(name, deps = [], copts = [], tags = [], requires_gpu = True, *
 
 def tfd_cuda_benchmark(name, deps = [], copts = [], **kwargs):
     """A Google Benchmark binary with CUDA code, built only under
-    --config=cuda (run by hand on a GPU machine; see docs/GPU.md)."""
+    --config=cuda (run by hand on a GPU machine; see docs/GPU.md).
+
+    It links its libraries dynamically, as tests do, so that it shares the
+    GPU kernels' shared library (//core/kernels/cuda:cuda_kernels) with the
+    tests in a pack instead of carrying its own copy of their fat binaries
+    (tools/gpu_tests.sh)."""
     native.cc_binary(
         name = name,
         deps = deps + ["@com_google_benchmark//:benchmark_main"] + CUDA_DEPS,
         copts = TFD_COPTS + copts,
+        linkstatic = False,
         target_compatible_with = CUDA_ONLY,
         **kwargs
     )

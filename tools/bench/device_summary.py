@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
-"""The summary table of tools/device_check.sh: tfd's figures against PyTorch's.
+"""The summary of tools/device_check.sh: its tests, and tfd's figures against PyTorch's.
 
-Reads, in the output directory of a device check, the Google Benchmark JSON
+Reads, in the output directory of a device check, the results.tsv that
+run.sh writes for each part of the tests (tests/: GPU unit and kernel
+parity tests, e2e/: end-to-end GPU tests, core/: the core suite with the
+GPU as default device; one line per binary: status, seconds, path,
+detail) and prints each part's counts and every binary that did not pass.
+Then it reads the Google Benchmark JSON
 of tfd's benchmarks (matmul.json, fashion_cnn.json, resnet50.json or
 resnet50_b128.json; medians of the repetitions) and the JSON lines of
 torch_reference.py (torch.jsonl), and prints one row per figure:
@@ -13,6 +18,9 @@ times inverted). Writes the same to summary.json. Exit status 1 when a
 figure is missing on either side.
 
   python3 tools/bench/device_summary.py OUT_DIR [resnet50|resnet50_b128]
+
+The tests do not change the exit status (device_check.sh judges them from
+run.sh's own exit status); they are in summary.json under "tests".
 """
 
 import json
@@ -42,6 +50,51 @@ def torch_figures(out):
     except (OSError, ValueError):
         pass
     return figures
+
+
+# The parts of device_check.sh's tests: (directory under OUT, label).
+TEST_PARTS = (("tests", "GPU unit and kernel parity tests"),
+              ("e2e", "end-to-end GPU tests"),
+              ("core", "core suite, GPU:0 as default device"))
+
+
+def test_results(out):
+    """part -> {"label", "counts": {status: n}, "not_passed": [lines]}, or
+    None for a part that wrote no results.tsv (not run, or not packed)."""
+    parts = {}
+    for part, label in TEST_PARTS:
+        try:
+            with open(os.path.join(out, part, "results.tsv")) as f:
+                lines = [line.rstrip("\n").split("\t") for line in f if line.strip()]
+        except OSError:
+            parts[part] = None
+            continue
+        counts = {}
+        not_passed = []
+        for fields in lines:
+            status, seconds, path, detail = (fields + ["", "", "", ""])[:4]
+            counts[status] = counts.get(status, 0) + 1
+            if status != "PASS":
+                not_passed.append({"status": status, "seconds": seconds,
+                                   "binary": path, "detail": detail})
+        parts[part] = {"label": label, "counts": counts, "not_passed": not_passed}
+    return parts
+
+
+def print_tests(parts):
+    for part, label in TEST_PARTS:
+        result = parts.get(part)
+        if result is None:
+            print("%-38s no results (not run, or not in the pack)" % label)
+            continue
+        counts = result["counts"]
+        total = sum(counts.values())
+        others = ", ".join("%d %s" % (n, s) for s, n in sorted(counts.items()) if s != "PASS")
+        print("%-38s %d/%d passed%s" % (label, counts.get("PASS", 0), total,
+                                       "; " + others if others else ""))
+        for entry in result["not_passed"]:
+            print("  %-8s %s %s" % (entry["status"], entry["binary"], entry["detail"]))
+    print()
 
 
 def first(runs, prefix):
@@ -79,6 +132,8 @@ def main(argv):
         return 2
     out = argv[1]
     resnet_name = argv[2] if len(argv) > 2 else "resnet50"
+    tests = test_results(out)
+    print_tests(tests)
     table, torch = rows(out, resnet_name)
 
     def fmt(v):
@@ -100,7 +155,7 @@ def main(argv):
     if info:
         print("torch %s on %s" % (info.get("torch"), info.get("gpu", info.get("device"))))
     with open(os.path.join(out, "summary.json"), "w") as f:
-        json.dump({"figures": figures, "torch": info}, f, indent=1)
+        json.dump({"figures": figures, "torch": info, "tests": tests}, f, indent=1)
     missing = [f["figure"] for f in figures if f["tfd"] is None or f["torch"] is None]
     if missing:
         print("missing: " + ", ".join(missing))
