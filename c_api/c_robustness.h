@@ -41,6 +41,7 @@ void RecordCovered(const char* function);
 /* Each runs the cases of one part of the API and returns its failures. */
 int StatusAndTensorCases(void);    /* c_robustness_tensors.c */
 int OptionsCases(void);            /* c_robustness_tensors.c */
+int DeviceCases(void);             /* c_robustness_device.c */
 int ClusterCases(void);            /* c_robustness_cluster.c */
 int DatasetCases(void);            /* c_robustness_data.c */
 int ModelCases(void);              /* c_robustness_model.c */

@@ -77,6 +77,7 @@ int main(int argc, char** argv) {
   }
   int failed = StatusAndTensorCases();
   failed += OptionsCases();
+  failed += DeviceCases();
   failed += ClusterCases();
   failed += DatasetCases();
   failed += ModelCases();

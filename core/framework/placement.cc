@@ -97,6 +97,11 @@ absl::StatusOr<Device*> DefaultDevice() {
 }
 
 absl::StatusOr<Device*> ResolveDefaultDeviceSetting(absl::string_view value) {
+  return ResolveDefaultDeviceSetting(value, absl::StrCat(kDefaultDeviceEnv, "=", value));
+}
+
+absl::StatusOr<Device*> ResolveDefaultDeviceSetting(absl::string_view value,
+                                                    absl::string_view source) {
   const std::string v = absl::AsciiStrToLower(absl::StripAsciiWhitespace(value));
   if (v.empty() || v == "none" || v == "cpu") return nullptr;
   if (v == "auto") {
@@ -104,8 +109,7 @@ absl::StatusOr<Device*> ResolveDefaultDeviceSetting(absl::string_view value) {
     absl::StatusOr<Device*> gpu = GetDevice(DeviceType::kGPU, 0);
     if (!gpu.ok()) {
       return absl::Status(gpu.status().code(),
-                          absl::StrCat(kDefaultDeviceEnv, "=", value,
-                                       ": GPU:0 is visible but cannot be opened: ",
+                          absl::StrCat(source, ": GPU:0 is visible but cannot be opened: ",
                                        gpu.status().message()));
     }
     return *gpu;
@@ -114,7 +118,7 @@ absl::StatusOr<Device*> ResolveDefaultDeviceSetting(absl::string_view value) {
   if (!device.ok()) {
     return absl::Status(
         device.status().code(),
-        absl::StrCat(kDefaultDeviceEnv, "=", value, ": ", device.status().message(),
+        absl::StrCat(source, ": ", device.status().message(),
                      " (expected a device name such as /device:GPU:0, \"auto\" or \"cpu\")"));
   }
   // The host is what "no default device" means already; saying so keeps

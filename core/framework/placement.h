@@ -65,6 +65,11 @@ absl::StatusOr<Device*> DefaultDevice();
 // INVALID_ARGUMENT or NOT_FOUND, naming the variable, when it does not
 // resolve.
 absl::StatusOr<Device*> ResolveDefaultDeviceSetting(absl::string_view value);
+// The same for a value that came from elsewhere (the C API's
+// TFD_SetDefaultDevice): errors start with `source` instead of
+// "TFD_DEFAULT_DEVICE=<value>".
+absl::StatusOr<Device*> ResolveDefaultDeviceSetting(absl::string_view value,
+                                                    absl::string_view source);
 
 // Where an op with no inputs would run now: the innermost DeviceScope,
 // else the default device, else the host. Strategies with no devices of

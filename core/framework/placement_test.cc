@@ -254,6 +254,12 @@ TEST(ResolveDefaultDeviceSettingTest, NamesNoneAutoAndErrors) {
   EXPECT_EQ(typo.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(ResolveDefaultDeviceSetting("/device:CPU:3").status().code(),
             absl::StatusCode::kNotFound);
+  // A value from elsewhere names its source instead of the variable.
+  absl::StatusOr<Device*> named = ResolveDefaultDeviceSetting("gpu0", "SetIt(\"gpu0\")");
+  EXPECT_EQ(named.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(named.status().message().rfind("SetIt(\"gpu0\"): ", 0), 0u) << named.status();
+  EXPECT_EQ(named.status().message().find(kDefaultDeviceEnv), std::string::npos)
+      << named.status();
 }
 
 }  // namespace

@@ -1,6 +1,5 @@
 #include "core/nn/gradient_all_reduce.h"
 
-#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -27,11 +26,19 @@ std::vector<const Variable*> LocalComponents(absl::Span<DistributedVariable* con
 
 absl::StatusOr<std::vector<Tensor>> AllReduceGradients(ReplicaContext& ctx,
                                                        std::vector<Tensor> grads) {
-  std::reverse(grads.begin(), grads.end());
+  // The defined ones, last variable first.
+  std::vector<size_t> places;
+  std::vector<Tensor> defined;
+  for (size_t i = grads.size(); i-- > 0;) {
+    if (!grads[i].defined()) continue;
+    places.push_back(i);
+    defined.push_back(std::move(grads[i]));
+  }
+  if (defined.empty()) return grads;
   TFD_ASSIGN_OR_RETURN(std::vector<Tensor> summed,
-                       ctx.AllReduce(distribute::ReduceOp::kSum, std::move(grads)));
-  std::reverse(summed.begin(), summed.end());
-  return summed;
+                       ctx.AllReduce(distribute::ReduceOp::kSum, std::move(defined)));
+  for (size_t k = 0; k < places.size(); ++k) grads[places[k]] = std::move(summed[k]);
+  return grads;
 }
 
 absl::StatusOr<std::optional<std::string>> WhyNotOverlap(
@@ -54,7 +61,7 @@ absl::StatusOr<std::optional<std::string>> WhyNotOverlap(
 
 absl::StatusOr<std::vector<Tensor>> AllReduceDuringBackward(
     ReplicaContext& ctx, GradientTape& tape, const Tensor& loss,
-    absl::Span<DistributedVariable* const> vars) {
+    absl::Span<DistributedVariable* const> vars, const GradientTransform& transform) {
   const size_t n = vars.size();
   std::vector<distribute::TensorSpec> specs(n);
   for (size_t i = 0; i < n; ++i) specs[Position(i, n)] = {vars[i]->dtype(), vars[i]->shape()};
@@ -72,6 +79,8 @@ absl::StatusOr<std::vector<Tensor>> AllReduceDuringBackward(
                              DataTypeName(value.dtype()), " ", value.shape().DebugString(),
                              " but the variable is ", DataTypeName(v.dtype()), " ",
                              v.shape().DebugString());
+    } else if (transform) {
+      TFD_ASSIGN_OR_RETURN(value, transform(value));
     }
     return pending->Put(Position(i, n), value);
   };

@@ -20,6 +20,7 @@
 #ifndef TFD_CORE_NN_GRADIENT_ALL_REDUCE_H_
 #define TFD_CORE_NN_GRADIENT_ALL_REDUCE_H_
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,11 +35,17 @@
 namespace tfd {
 namespace nn {
 
-// Sums `grads` (all defined) across the replicas with one all-reduce, in
-// the order of Note [Gradient all-reduce order]; returns them in their
-// original order. Errors of the collectives.
+// Sums the defined tensors of `grads` across the replicas with one
+// all-reduce, in the order of Note [Gradient all-reduce order]; returns
+// them in their original places, undefined ones left undefined. Every
+// replica must have the same ones defined. Errors of the collectives.
 absl::StatusOr<std::vector<Tensor>> AllReduceGradients(distribute::ReplicaContext& ctx,
                                                        std::vector<Tensor> grads);
+
+// What a replica does to each of its own gradients before they are summed
+// (a LossScaleOptimizer unscales them there, as Keras's compute_gradients
+// does); it keeps the dtype and shape.
+using GradientTransform = std::function<absl::StatusOr<Tensor>(const Tensor& gradient)>;
 
 // Why the gradients of `loss` cannot be all-reduced during the backward
 // pass, or nullopt when they can: overlap is off, there are no
@@ -56,7 +63,9 @@ absl::StatusOr<std::optional<std::string>> WhyNotOverlap(
 // of `vars` and sums the gradients across replicas while the backward
 // pass runs: one ReplicaContext::StartAllReduce in the order of Note
 // [Gradient all-reduce order], each gradient handed in as soon as the
-// tape reports it final. Call it only when WhyNotOverlap says nullopt.
+// tape reports it final, after `transform` when one is given (so the
+// transform runs during the backward pass too, exactly as it would on the
+// whole gradient afterwards). Call it only when WhyNotOverlap says nullopt.
 // Returns the summed gradients by variable; a gradient the backward pass
 // did not produce after all (a gradient function that returns none for
 // an input it reads) is handed in as zeros, to keep the replicas'
@@ -65,7 +74,8 @@ absl::StatusOr<std::optional<std::string>> WhyNotOverlap(
 // the tape and the collectives.
 absl::StatusOr<std::vector<Tensor>> AllReduceDuringBackward(
     distribute::ReplicaContext& ctx, GradientTape& tape, const Tensor& loss,
-    absl::Span<distribute::DistributedVariable* const> vars);
+    absl::Span<distribute::DistributedVariable* const> vars,
+    const GradientTransform& transform = nullptr);
 
 }  // namespace nn
 }  // namespace tfd

@@ -2,9 +2,10 @@
 // one-replica ReplicaContext that records what reaches it: gradients are
 // handed in while the backward pass still runs, last layer first, in the
 // fixed reverse-variable layout; Minimize applies what a plain
-// Gradient + ApplyGradients applies; and the plain path is taken when
-// overlap is off, when a variable gets no gradient, and when the backward
-// pass communicates (synchronized batch normalization).
+// Gradient + ApplyGradients applies, a LossScaleOptimizer's too; and the
+// plain path is taken when overlap is off, when a variable gets no
+// gradient, and when the backward pass communicates (synchronized batch
+// normalization).
 #include "core/nn/gradient_all_reduce.h"
 
 #include <memory>
@@ -17,6 +18,7 @@
 #include "core/nn/batch_normalization.h"
 #include "core/nn/dense.h"
 #include "core/nn/layer_testutil.h"
+#include "core/nn/loss_scale_optimizer.h"
 #include "core/nn/model_fit_testutil.h"
 #include "core/nn/sequential.h"
 #include "gmock/gmock.h"
@@ -170,6 +172,29 @@ TEST(GradientAllReduceTest, MinimizeAppliesWhatGradientAndApplyGradientsApply) {
     EXPECT_EQ(ctx.started, overlap ? 3 : 0);
     EXPECT_EQ(ctx.all_reduces, overlap ? 0 : 3);
     EXPECT_EQ(*opt->Iterations(), 3);
+    for (const Weight& w : model->weights()) by_path[overlap].push_back(Values(w->Local().Peek()));
+  }
+  EXPECT_EQ(by_path[0], by_path[1]);
+}
+
+TEST(GradientAllReduceTest, LossScaleOptimizerOverlapsWithNoCollectiveOfItsOwn) {
+  std::vector<std::vector<double>> by_path[2];
+  for (bool overlap : {false, true}) {
+    ClearSession();
+    ASSERT_OK_AND_ASSIGN(auto model, ThreeDense());
+    ASSERT_OK(model->Call(Input(), false).status());
+    LossScaleOptions options;
+    options.initial_scale = 1024;
+    ASSERT_OK_AND_ASSIGN(auto opt, LossScaleOptimizer::Create(fit_test::MakeAdam(), options));
+    EventLog log;
+    RecordingContext ctx(overlap, &log);
+    for (int step = 0; step < 3; ++step) ASSERT_OK(Step(*model, *opt, ctx));
+    // One all-reduce per step, of the gradients only: the finiteness test
+    // reads the summed gradients.
+    EXPECT_EQ(ctx.started, overlap ? 3 : 0);
+    EXPECT_EQ(ctx.all_reduces, overlap ? 0 : 3);
+    EXPECT_EQ(*opt->Iterations(), 3);
+    EXPECT_EQ(*opt->DynamicCounter(), 3);
     for (const Weight& w : model->weights()) by_path[overlap].push_back(Values(w->Local().Peek()));
   }
   EXPECT_EQ(by_path[0], by_path[1]);

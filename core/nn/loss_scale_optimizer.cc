@@ -49,6 +49,11 @@ absl::StatusOr<Tensor> NonFiniteProbe(const Tensor& g) {
 
 }  // namespace
 
+absl::StatusOr<Tensor> LossScaleOptimizer::Unscaled(const Tensor& g, float reciprocal) {
+  TFD_ASSIGN_OR_RETURN(Tensor r, Scalar(g.dtype(), reciprocal));
+  return Execute1("Mul", {g, r});
+}
+
 absl::StatusOr<std::shared_ptr<LossScaleOptimizer>> LossScaleOptimizer::Create(
     std::shared_ptr<Optimizer> inner, LossScaleOptions options) {
   if (inner == nullptr) return InvalidArgument("LossScaleOptimizer: inner_optimizer is null");
@@ -122,8 +127,7 @@ absl::StatusOr<std::vector<Tensor>> LossScaleOptimizer::GetUnscaledGradients(
       out.emplace_back();
       continue;
     }
-    TFD_ASSIGN_OR_RETURN(Tensor r, Scalar(g.dtype(), reciprocal));
-    TFD_ASSIGN_OR_RETURN(Tensor unscaled, Execute1("Mul", {g, r}));
+    TFD_ASSIGN_OR_RETURN(Tensor unscaled, Unscaled(g, reciprocal));
     out.push_back(std::move(unscaled));
   }
   return out;
@@ -136,23 +140,10 @@ absl::StatusOr<bool> LossScaleOptimizer::AllFinite(absl::Span<const Tensor> grad
     TFD_ASSIGN_OR_RETURN(Tensor probe, NonFiniteProbe(g));
     probes.push_back(std::move(probe));
   }
-  float total = 0.0f;
-  if (!probes.empty()) {
-    TFD_ASSIGN_OR_RETURN(Tensor sum, probes.size() == 1 ? probes[0] : Execute1("AddN", probes));
-    TFD_ASSIGN_OR_RETURN(Tensor host, sum.CopyTo(HostDevice()));
-    total = host.scalar<float>();
-  }
-  // Replicas exchange a 0/1 verdict, not their probe: one scalar all-reduce.
-  float not_finite = std::isnan(total) ? 1.0f : 0.0f;
-  ReplicaContext* ctx = distribute::CurrentReplicaContext();
-  if (ctx != nullptr && ctx->num_replicas_in_sync() > 1) {
-    TFD_ASSIGN_OR_RETURN(std::vector<Tensor> summed,
-                         ctx->AllReduce(distribute::ReduceOp::kSum,
-                                        {Tensor::Scalar<float>(not_finite)}));
-    TFD_ASSIGN_OR_RETURN(Tensor host, summed[0].CopyTo(HostDevice()));
-    not_finite = host.scalar<float>();
-  }
-  return not_finite == 0.0f;
+  if (probes.empty()) return true;
+  TFD_ASSIGN_OR_RETURN(Tensor sum, probes.size() == 1 ? probes[0] : Execute1("AddN", probes));
+  TFD_ASSIGN_OR_RETURN(Tensor host, sum.CopyTo(HostDevice()));
+  return !std::isnan(host.scalar<float>());
 }
 
 absl::Status LossScaleOptimizer::UpdateScale(bool finite,
@@ -175,33 +166,33 @@ absl::Status LossScaleOptimizer::UpdateScale(bool finite,
   return inner_->iterations()->AssignAll(Tensor::Scalar<int64_t>(step + 1));
 }
 
-absl::Status LossScaleOptimizer::ApplyGradients(absl::Span<const Tensor> grads,
-                                                absl::Span<DistributedVariable* const> vars) {
-  if (grads.size() != vars.size()) {
-    return InvalidArgument(name(), ": ApplyGradients got ", grads.size(), " gradients for ",
-                           vars.size(), " variables");
-  }
-  if (!options_.dynamic) return inner_->ApplyGradients(grads, vars);
+absl::Status LossScaleOptimizer::ApplyAggregatedGradients(
+    absl::Span<const Tensor> grads, absl::Span<DistributedVariable* const> vars) {
+  TFD_RETURN_IF_ERROR(CheckGradients(grads, vars));
+  if (vars.empty()) return absl::OkStatus();
+  if (!options_.dynamic) return inner_->ApplyAggregatedGradients(grads, vars);
+  // The gradients are the all-reduced ones, the same bits on every
+  // replica, so every replica's verdict is replica 0's, which the
+  // MergeCall below uses for the scale (as Keras takes the first
+  // replica's).
   TFD_ASSIGN_OR_RETURN(const bool finite, AllFinite(grads));
   ReplicaContext* ctx = distribute::CurrentReplicaContext();
   auto update = [&]() { return UpdateScale(finite, vars); };
   TFD_RETURN_IF_ERROR(ctx != nullptr ? ctx->MergeCall(update) : update());
   if (!finite) return absl::OkStatus();
-  return inner_->ApplyGradients(grads, vars);
+  return inner_->ApplyAggregatedGradients(grads, vars);
 }
 
 absl::Status LossScaleOptimizer::Minimize(const Tensor& loss,
                                           absl::Span<DistributedVariable* const> vars,
                                           GradientTape& tape) {
-  std::vector<const Variable*> sources;
-  for (DistributedVariable* v : vars) {
-    if (v == nullptr) return InvalidArgument(name(), ": Minimize: a variable is null");
-    sources.push_back(&v->Local());
-  }
-  TFD_ASSIGN_OR_RETURN(std::vector<Tensor> grads,
-                       ComputeScaledGradients(*this, tape, loss, sources));
-  tape.StopRecording();
-  return ApplyGradients(grads, vars);
+  TFD_ASSIGN_OR_RETURN(Tensor scaled, GetScaledLoss(loss));
+  // The scale changes only in the MergeCall of ApplyAggregatedGradients,
+  // which no replica passes before every replica has unscaled: read once.
+  TFD_ASSIGN_OR_RETURN(const float scale, LossScale());
+  const float reciprocal = 1.0f / scale;  // float32, as Keras's 1.0 / loss_scale
+  return MinimizeWithTransform(
+      scaled, vars, tape, [reciprocal](const Tensor& g) { return Unscaled(g, reciprocal); });
 }
 
 absl::Status LossScaleOptimizer::Build(absl::Span<DistributedVariable* const> vars) {

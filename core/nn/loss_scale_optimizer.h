@@ -17,12 +17,18 @@
 // when the optimizer is one. WrapOptimizerForPolicy wraps an optimizer when
 // the dtype policy is mixed_float16, as Keras's compile() does.
 //
-// Distribution: ApplyGradients in a replica context decides once for all
-// replicas. Each replica tests its own gradients and the verdicts are
-// summed with one all-reduce of a scalar, so every replica skips or applies
-// the step together; the summed gradient Keras tests is finite exactly when
-// every replica's is. The scale state (current_loss_scale, good_steps) is
-// updated once, in a MergeCall.
+// Distribution, in tf-keras 2.21's order: each replica unscales its own
+// gradients (Keras's compute_gradients), the unscaled gradients are summed
+// across replicas, and the summed ones are tested for Inf and NaN
+// (ApplyAggregatedGradients). Every replica receives the same sum, bit
+// for bit (the invariant that keeps mirrored copies identical), so every
+// replica reaches the same verdict without a collective of its own and
+// skips or applies the step with the others. The scale state
+// (current_loss_scale, good_steps) is updated once, in a MergeCall.
+// Minimize overlaps the gradient all-reduce with the backward pass as a
+// plain optimizer's does (optimizer.h): each gradient is unscaled as soon
+// as it is final and handed to the all-reduce, so the results are the
+// same bits with overlap on or off, skipped steps and growth included.
 //
 // Thread safety: as Optimizer.
 //
@@ -86,18 +92,17 @@ class LossScaleOptimizer : public Optimizer {
   // float32 and cast to the gradient's dtype; undefined ones stay undefined.
   absl::StatusOr<std::vector<Tensor>> GetUnscaledGradients(absl::Span<const Tensor> grads) const;
 
-  // Tests the gradients (see the file comment), updates the scale and
-  // applies them with the wrapped optimizer, or skips the step. Errors of
-  // the wrapped optimizer, and INVALID_ARGUMENT for mismatched lists.
-  using Optimizer::ApplyGradients;
-  absl::Status ApplyGradients(absl::Span<const Tensor> grads,
-                              absl::Span<DistributedVariable* const> vars) override;
+  // ApplyGradients (inherited) sums the unscaled gradients across
+  // replicas and calls this. It tests the summed gradients (see the file
+  // comment), updates the scale and applies them with the wrapped
+  // optimizer, or skips the step. Errors of the wrapped optimizer, and
+  // INVALID_ARGUMENT as Optimizer::CheckGradients.
+  absl::Status ApplyAggregatedGradients(absl::Span<const Tensor> grads,
+                                        absl::Span<DistributedVariable* const> vars) override;
 
-  // Always the plain path: scaled loss, tape.Gradient, unscaled
-  // gradients, then ApplyGradients. The gradients are not all-reduced
-  // during the backward pass: the finiteness verdict needs its own
-  // all-reduce before the gradients' (Optimizer::Minimize overlaps only
-  // plain optimizers).
+  // Scales the loss on `tape`, then Optimizer::Minimize's paths with each
+  // gradient unscaled before the all-reduce (during the backward pass
+  // when the strategy overlaps), then ApplyAggregatedGradients.
   using Optimizer::Minimize;
   absl::Status Minimize(const Tensor& loss, absl::Span<DistributedVariable* const> vars,
                         GradientTape& tape) override;
@@ -123,7 +128,11 @@ class LossScaleOptimizer : public Optimizer {
   LossScaleOptimizer(std::shared_ptr<Optimizer> inner, LossScaleOptions options,
                      int64_t growth_steps);
 
-  // Whether every defined gradient is finite, agreed across replicas.
+  // g * reciprocal, the float32 reciprocal cast to g's dtype (Keras's
+  // _multiply_gradient).
+  static absl::StatusOr<Tensor> Unscaled(const Tensor& g, float reciprocal);
+  // Whether every defined gradient is finite (this replica's view; no
+  // collective).
   absl::StatusOr<bool> AllFinite(absl::Span<const Tensor> grads) const;
   // Keras's _DynamicLossScaleState.update; also advances the wrapped
   // optimizer's iterations when the step is skipped. Cross-replica context.

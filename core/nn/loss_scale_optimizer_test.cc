@@ -2,7 +2,8 @@
 // float16 Dense whose gradient overflows (numbers from
 // testdata/mixed_precision_golden.py), halving to at least 1, growth
 // without overflow, fixed scales, delegation to the wrapped optimizer, and
-// two replicas that skip together when only one of them overflows.
+// two replicas that skip together when only one of them overflows or when
+// only their sum does (Keras tests the all-reduced gradients).
 #include "core/nn/loss_scale_optimizer.h"
 
 #include <cmath>
@@ -214,6 +215,28 @@ TEST(LossScaleOptimizerTest, ReplicasSkipTogetherWhenOneOverflows) {
   EXPECT_EQ(*opt->LossScale(), 16384.0f);
   EXPECT_EQ(*opt->DynamicCounter(), 1);
   EXPECT_EQ(*opt->Iterations(), 2);
+}
+
+TEST(LossScaleOptimizerTest, FiniteGradientsWhoseSumOverflowsSkipTheStep) {
+  // Keras tests the all-reduced gradients: 3e38 on each replica is finite,
+  // their sum is not.
+  TestStrategy strategy(2, TestStrategy::Placement::kMirrored);
+  std::shared_ptr<DistributedVariable> w;
+  std::shared_ptr<LossScaleOptimizer> opt;
+  {
+    StrategyScope scope(&strategy);
+    w = NewVariable("w", {1, 1});
+    opt = *LossScaleOptimizer::Create(Sgd(1.0f));
+  }
+  auto out = strategy.Run([&](ReplicaContext&) -> absl::StatusOr<std::vector<Tensor>> {
+    TFD_RETURN_IF_ERROR(opt->ApplyGradients({T({3e38, 1})},
+                                            std::vector<std::shared_ptr<DistributedVariable>>{w}));
+    return std::vector<Tensor>();
+  });
+  ASSERT_OK(out.status());
+  for (int c = 0; c < 2; ++c) EXPECT_EQ(Read(*w, c), (std::vector<double>{1, 1})) << c;
+  EXPECT_EQ(*opt->LossScale(), 16384.0f);
+  EXPECT_EQ(*opt->Iterations(), 1);
 }
 
 }  // namespace

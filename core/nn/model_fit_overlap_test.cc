@@ -5,7 +5,8 @@
 // the default size and of a few hundred bytes (many buckets, a kernel
 // spanning several). A model with synchronized batch normalization,
 // whose backward pass communicates, falls back to the plain path and
-// still trains.
+// still trains. Under mixed_float16 with a LossScaleOptimizer whose
+// scale makes the gradients overflow, overlap changes no bit either.
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -24,6 +25,7 @@
 #include "core/nn/dense.h"
 #include "core/nn/gradient_all_reduce.h"
 #include "core/nn/layer_testutil.h"
+#include "core/nn/loss_scale_optimizer.h"
 #include "core/nn/model_fit_testutil.h"
 #include "core/nn/pooling.h"
 #include "core/nn/reshaping.h"
@@ -38,6 +40,7 @@ using test::Values;
 using namespace fit_test;  // NOLINT(build/namespaces): the shared fixtures
 
 using ModelFn = std::function<absl::StatusOr<std::shared_ptr<Sequential>>()>;
+using OptimizerFn = std::function<std::shared_ptr<Optimizer>()>;
 
 absl::StatusOr<std::shared_ptr<Sequential>> Mlp() {
   return Sequential::Make({MakeInputLayer({kNone, 4}),
@@ -76,12 +79,16 @@ absl::StatusOr<data::DatasetPtr> ImageDataset() {
 struct FitResult {
   std::vector<double> losses;
   std::vector<std::vector<double>> weights;  // component 0 of each
+  std::vector<double> optimizer_state;       // the optimizer's variables, component 0
+  float loss_scale = 0;                      // a LossScaleOptimizer's, at the end
 };
 
 // Fits a fresh model (seeded initial weights) under MirroredStrategy(2),
-// or CentralStorageStrategy(2) when `central`.
+// or CentralStorageStrategy(2) when `central`, with `make_optimizer`'s
+// optimizer (Adam when null), made in the strategy's scope.
 FitResult FitMirrored(const ModelFn& make, const data::DatasetPtr& ds, bool overlap,
-                      int64_t bytes_per_pack, bool central = false) {
+                      int64_t bytes_per_pack, bool central = false,
+                      const OptimizerFn& make_optimizer = nullptr) {
   FitResult out;
   ClearSession();
   distribute::ReplicatedStrategyOptions options;
@@ -103,7 +110,8 @@ FitResult FitMirrored(const ModelFn& make, const data::DatasetPtr& ds, bool over
     EXPECT_TRUE(made.ok()) << made.status();
     if (!made.ok()) return out;
     model = *made;
-    EXPECT_TRUE(model->Compile({MakeAdam(), LogitsLoss(), {}}).ok());
+    std::shared_ptr<Optimizer> optimizer = make_optimizer ? make_optimizer() : MakeAdam();
+    EXPECT_TRUE(model->Compile({optimizer, LogitsLoss(), {}}).ok());
   }
   auto history = QuietFit(*model, ds, 3);
   EXPECT_TRUE(history.ok()) << history.status();
@@ -114,6 +122,12 @@ FitResult FitMirrored(const ModelFn& make, const data::DatasetPtr& ds, bool over
     // The mirrored copies stay bit-identical.
     EXPECT_EQ(out.weights.back(), Values(w->component(w->num_components() - 1).Peek()))
         << w->name();
+  }
+  for (const Weight& v : model->optimizer()->variables()) {
+    for (double x : Values(v->component(0).Peek())) out.optimizer_state.push_back(x);
+  }
+  if (auto* lso = dynamic_cast<LossScaleOptimizer*>(model->optimizer())) {
+    out.loss_scale = *lso->LossScale();
   }
   return out;
 }
@@ -201,6 +215,33 @@ TEST(FitOverlapTest, CentralStorageMlpIsBitIdenticalWithOverlapOnAndOff) {
 TEST(FitOverlapTest, CnnIsBitIdenticalWithOverlapOnAndOff) {
   ASSERT_OK_AND_ASSIGN(data::DatasetPtr ds, ImageDataset());
   ExpectOverlapChangesNoBit(Cnn, ds);
+}
+
+TEST(FitOverlapTest, MixedFloat16LossScalingIsBitIdenticalWithOverlapOnAndOff) {
+  ASSERT_OK_AND_ASSIGN(data::DatasetPtr ds, MakeDataset(16, 4));
+  ScopedGlobalPolicy policy(*DTypePolicy::FromName("mixed_float16"));
+  // A scale at which the float16 gradients overflow, and growth after 2
+  // finite steps: Fit's 12 steps skip some and grow the scale in others.
+  constexpr double kInitialScale = 1 << 24;
+  auto make_optimizer = [&]() -> std::shared_ptr<Optimizer> {
+    LossScaleOptions options;
+    options.initial_scale = kInitialScale;
+    options.dynamic_growth_steps = 2;
+    auto lso = LossScaleOptimizer::Create(MakeAdam(), options);
+    EXPECT_TRUE(lso.ok()) << lso.status();
+    return lso.ok() ? std::shared_ptr<Optimizer>(*lso) : MakeAdam();
+  };
+  const FitResult off = FitMirrored(Mlp, ds, /*overlap=*/false, 256, false, make_optimizer);
+  const FitResult on = FitMirrored(Mlp, ds, /*overlap=*/true, 256, false, make_optimizer);
+  ASSERT_EQ(off.losses.size(), 3u);
+  // Steps were skipped (the scale came down) and applied (it learns).
+  EXPECT_LT(off.loss_scale, kInitialScale);
+  EXPECT_LT(off.losses.back(), off.losses.front());
+  EXPECT_EQ(on.loss_scale, off.loss_scale);
+  EXPECT_EQ(on.losses, off.losses);
+  EXPECT_EQ(on.optimizer_state, off.optimizer_state);
+  ASSERT_EQ(on.weights.size(), off.weights.size());
+  for (size_t i = 0; i < on.weights.size(); ++i) EXPECT_EQ(on.weights[i], off.weights[i]) << i;
 }
 
 TEST(FitOverlapTest, SynchronizedBatchNormFallsBackAndTrains) {

@@ -322,17 +322,16 @@ absl::Status Optimizer::ApplyGradients(
   return ApplyGradients(grads, raw);
 }
 
-absl::Status Optimizer::ApplyGradients(absl::Span<const Tensor> grads,
-                                       absl::Span<DistributedVariable* const> vars) {
+absl::Status Optimizer::CheckGradients(absl::Span<const Tensor> grads,
+                                       absl::Span<DistributedVariable* const> vars) const {
   if (grads.size() != vars.size()) {
     return InvalidArgument(name_, ": ApplyGradients got ", grads.size(), " gradients for ",
                            vars.size(), " variables");
   }
   if (vars.empty()) return absl::OkStatus();
-  std::vector<Tensor> kept;
-  std::vector<DistributedVariable*> kept_vars;
+  bool any_defined = false;
   for (size_t i = 0; i < vars.size(); ++i) {
-    DistributedVariable* v = vars[i];
+    const DistributedVariable* v = vars[i];
     if (v == nullptr) return InvalidArgument(name_, ": variable ", i, " is null");
     if (!grads[i].defined()) continue;
     if (grads[i].dtype() != v->dtype() || grads[i].shape() != v->shape()) {
@@ -341,18 +340,38 @@ absl::Status Optimizer::ApplyGradients(absl::Span<const Tensor> grads,
                              " but the variable is ", DataTypeName(v->dtype()), " ",
                              v->shape().DebugString());
     }
-    kept.push_back(grads[i]);
-    kept_vars.push_back(v);
+    any_defined = true;
   }
-  if (kept.empty()) {
+  if (!any_defined) {
     return InvalidArgument(name_, ": No gradients provided for any variable: [",
                            absl::StrJoin(Names(vars), ", "), "].");
   }
+  return absl::OkStatus();
+}
 
+absl::Status Optimizer::ApplyGradients(absl::Span<const Tensor> grads,
+                                       absl::Span<DistributedVariable* const> vars) {
+  TFD_RETURN_IF_ERROR(CheckGradients(grads, vars));
+  if (vars.empty()) return absl::OkStatus();
   ReplicaContext* ctx = distribute::CurrentReplicaContext();
-  if (ctx != nullptr) {
-    // One call for all gradients, so that the strategy can bucket them.
-    TFD_ASSIGN_OR_RETURN(kept, AllReduceGradients(*ctx, std::move(kept)));
+  if (ctx == nullptr) return ApplyAggregatedGradients(grads, vars);
+  // One call for all gradients, so that the strategy can bucket them.
+  TFD_ASSIGN_OR_RETURN(std::vector<Tensor> summed,
+                       AllReduceGradients(*ctx, std::vector<Tensor>(grads.begin(), grads.end())));
+  return ApplyAggregatedGradients(summed, vars);
+}
+
+absl::Status Optimizer::ApplyAggregatedGradients(absl::Span<const Tensor> grads,
+                                                 absl::Span<DistributedVariable* const> vars) {
+  TFD_RETURN_IF_ERROR(CheckGradients(grads, vars));
+  if (vars.empty()) return absl::OkStatus();
+  // Keras drops the variables without a gradient (filter_empty_gradients).
+  std::vector<Tensor> kept;
+  std::vector<DistributedVariable*> kept_vars;
+  for (size_t i = 0; i < vars.size(); ++i) {
+    if (!grads[i].defined()) continue;
+    kept.push_back(grads[i]);
+    kept_vars.push_back(vars[i]);
   }
   return ApplyReducedGradients(std::move(kept), std::move(kept_vars), vars);
 }
@@ -367,6 +386,13 @@ absl::Status Optimizer::Minimize(const Tensor& loss,
 
 absl::Status Optimizer::Minimize(const Tensor& loss, absl::Span<DistributedVariable* const> vars,
                                  GradientTape& tape) {
+  return MinimizeWithTransform(loss, vars, tape, nullptr);
+}
+
+absl::Status Optimizer::MinimizeWithTransform(const Tensor& loss,
+                                              absl::Span<DistributedVariable* const> vars,
+                                              GradientTape& tape,
+                                              const GradientTransform& transform) {
   ReplicaContext* ctx = distribute::CurrentReplicaContext();
   std::optional<std::string> why_not = "not in a replica context";
   if (ctx != nullptr) {
@@ -381,23 +407,18 @@ absl::Status Optimizer::Minimize(const Tensor& loss, absl::Span<DistributedVaria
     }
     TFD_ASSIGN_OR_RETURN(std::vector<Tensor> grads, tape.Gradient(loss, sources));
     tape.StopRecording();
+    if (transform) {
+      for (Tensor& g : grads) {
+        if (!g.defined()) continue;
+        TFD_ASSIGN_OR_RETURN(g, transform(g));
+      }
+    }
     return ApplyGradients(grads, vars);
   }
   TFD_ASSIGN_OR_RETURN(std::vector<Tensor> reduced,
-                       AllReduceDuringBackward(*ctx, tape, loss, vars));
+                       AllReduceDuringBackward(*ctx, tape, loss, vars, transform));
   tape.StopRecording();
-  std::vector<Tensor> kept;
-  std::vector<DistributedVariable*> kept_vars;
-  for (size_t i = 0; i < vars.size(); ++i) {
-    if (!reduced[i].defined()) continue;
-    kept.push_back(std::move(reduced[i]));
-    kept_vars.push_back(vars[i]);
-  }
-  if (kept.empty()) {
-    return InvalidArgument(name_, ": No gradients provided for any variable: [",
-                           absl::StrJoin(Names(vars), ", "), "].");
-  }
-  return ApplyReducedGradients(std::move(kept), std::move(kept_vars), vars);
+  return ApplyAggregatedGradients(reduced, vars);
 }
 
 absl::Status Optimizer::ApplyReducedGradients(std::vector<Tensor> kept,

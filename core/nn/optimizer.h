@@ -39,7 +39,9 @@
 // It takes the plain path (tape.Gradient, then ApplyGradients) when
 // overlap is off, outside a replica context, when some variable gets no
 // gradient, and when the backward pass communicates itself (synchronized
-// batch normalization). LossScaleOptimizer always takes the plain path.
+// batch normalization); gradient_all_reduce.h says why. A
+// LossScaleOptimizer overlaps too: it unscales each gradient as it is
+// handed in, and tests the summed ones (loss_scale_optimizer.h).
 // A variable with one component per replica (mirrored) is updated by each
 // replica on its own component, with the same all-reduced gradient, which
 // keeps the copies identical. A variable with a single component (central
@@ -48,7 +50,9 @@
 //
 // The public calls are virtual so that a wrapper (LossScaleOptimizer,
 // loss_scale_optimizer.h) can stand wherever an Optimizer is expected and
-// forward to the optimizer it wraps.
+// forward to the optimizer it wraps; ApplyGradients is not: it is always
+// the all-reduce followed by the virtual ApplyAggregatedGradients, so a
+// wrapper sees the summed gradients, as Keras's LossScaleOptimizer does.
 //
 // Thread safety: ApplyGradients may run on all replica threads of one
 // Strategy::Run at once; other calls are thread-safe. Variables passed in
@@ -79,6 +83,7 @@
 #include "core/framework/attr_value.h"
 #include "core/framework/tensor.h"
 #include "core/framework/variable.h"
+#include "core/nn/gradient_all_reduce.h"
 #include "core/nn/learning_rate_schedule.h"
 
 namespace tfd {
@@ -126,10 +131,20 @@ class Optimizer {
   // variable unknown to the built optimizer; FAILED_PRECONDITION for
   // components that match neither one per replica nor one; errors of the
   // strategy's collectives. A call with no pairs at all does nothing.
-  virtual absl::Status ApplyGradients(absl::Span<const Tensor> grads,
-                                      absl::Span<DistributedVariable* const> vars);
+  // In a replica context it is the all-reduce, then
+  // ApplyAggregatedGradients; outside one, ApplyAggregatedGradients.
+  absl::Status ApplyGradients(absl::Span<const Tensor> grads,
+                              absl::Span<DistributedVariable* const> vars);
   absl::Status ApplyGradients(absl::Span<const Tensor> grads,
                               const std::vector<std::shared_ptr<DistributedVariable>>& vars);
+
+  // ApplyGradients of gradients already summed across replicas (Keras's
+  // apply_gradients with skip_gradients_aggregation=True): steps 1 and
+  // 3-5. In a replica context every replica must pass the same values, as
+  // an all-reduce returns them. Errors: ApplyGradients's, but none of the
+  // collectives.
+  virtual absl::Status ApplyAggregatedGradients(absl::Span<const Tensor> grads,
+                                                absl::Span<DistributedVariable* const> vars);
 
   // Differentiates `loss` with respect to `vars` (this replica's
   // components) on `tape` and applies the step (see the file comment).
@@ -177,6 +192,21 @@ class Optimizer {
   // INVALID_ARGUMENT when clipnorm and global_clipnorm are both set
   // (Keras's message); subclasses' Create calls it.
   static absl::Status ValidateOptions(const OptimizerOptions& options);
+
+  // What ApplyGradients refuses (see there): INVALID_ARGUMENT for lists of
+  // different lengths, a null variable, a defined gradient whose dtype or
+  // shape is not its variable's, or no defined gradient at all. Two empty
+  // lists pass.
+  absl::Status CheckGradients(absl::Span<const Tensor> grads,
+                              absl::Span<DistributedVariable* const> vars) const;
+
+  // Minimize with `transform` applied to each of this replica's gradients
+  // before they are summed across replicas, on both paths; null: none.
+  // A LossScaleOptimizer's Minimize is this on the scaled loss, with the
+  // unscaling as `transform`.
+  absl::Status MinimizeWithTransform(const Tensor& loss,
+                                     absl::Span<DistributedVariable* const> vars,
+                                     GradientTape& tape, const GradientTransform& transform);
 
   // Subclasses create their slots here, in Keras's order, with AddSlot.
   virtual absl::Status CreateSlots(absl::Span<DistributedVariable* const> vars) = 0;

@@ -1,6 +1,7 @@
 /* tfd's own C API (TFD_ prefix): training from C. It adds, on top of the
  * TensorFlow-compatible TF_* API (tensorflow/c/c_api.h):
  *   tfd/options.h   named Keras-style arguments (TFD_Options)
+ *   tfd/device.h    the process's default device
  *   tfd/strategy.h  distribution strategies by name (TFD_Strategy)
  *   tfd/dataset.h   input pipelines (TFD_Dataset)
  *   tfd/iterator.h  a pass over a dataset, an element at a time
@@ -22,6 +23,7 @@
 #include "tensorflow/c/c_api.h"
 #include "tfd/coordinator.h"
 #include "tfd/dataset.h"
+#include "tfd/device.h"
 #include "tfd/iterator.h"
 #include "tfd/model.h"
 #include "tfd/options.h"
@@ -35,9 +37,9 @@ extern "C" {
 
 /* The API version this header describes, as major * 10000 + minor * 100 +
  * patch. Compare with TFD_Version() at run time. */
-#define TFD_API_VERSION 400
+#define TFD_API_VERSION 500
 
-/* The library's semantic version, "0.4.0". */
+/* The library's semantic version, "0.5.0". */
 TF_CAPI_EXPORT extern const char* TFD_Version(void);
 
 #ifdef __cplusplus
