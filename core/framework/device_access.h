@@ -16,6 +16,9 @@
 // Everything else copies to the host first (Tensor::CopyTo(HostDevice())),
 // as `.numpy()` does in TensorFlow.
 //
+// TFD_DEVICE_READ_CHECK=warn in the environment reports every bad read
+// and goes on instead, to list them all in one run.
+//
 // In every other build the macros below expand to nothing and the
 // accessors do no check: zero cost.
 //

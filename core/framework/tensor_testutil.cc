@@ -35,6 +35,12 @@ Tensor Int32Vector(const std::vector<int64_t>& values) {
   return AsTensor<int32_t>(v, {static_cast<int64_t>(v.size())});
 }
 
+Tensor ToHost(const Tensor& t) {
+  absl::StatusOr<Tensor> host = t.CopyTo(HostDevice());
+  EXPECT_TRUE(host.ok()) << host.status();
+  return host.ok() ? *host : Tensor();
+}
+
 std::vector<double> ToDoubles(const Tensor& t) {
   absl::StatusOr<Tensor> host = t.CopyTo(HostDevice());
   EXPECT_TRUE(host.ok()) << host.status();
