@@ -76,6 +76,12 @@ absl::StatusOr<int> RegisterFakeGpuKernels(absl::string_view list_text) {
   }
   int registered = 0;
   for (const KernelRegistration& k : listed) {
+    // GPU-only ops (TfdMultiTensorApply*) have no CPU kernel to stand in:
+    // without them the fake GPU is a GPU build lacking those kernels, and
+    // their callers take their other path (which a GPU run then still
+    // has to cover).
+    if (!HasKernel(k.op, DeviceType::kCPU)) continue;
+    if (k.dtype != DT_INVALID && !LookupKernel(k.op, DeviceType::kCPU, k.dtype).ok()) continue;
     if (!present.emplace(k.op, k.dtype).second) continue;
     // The registrar's work is done in its constructor; the registry keeps
     // the kernel for the process.

@@ -40,7 +40,9 @@ std::string FormatGpuKernelList(const std::vector<KernelRegistration>& kernels);
 // For each listed (op, dtype) without a GPU kernel already, registers a
 // GPU kernel that runs the op's CPU kernel (looked up per call, by the
 // call's dtype). Pairs with a GPU kernel already (one a test registered,
-// or a non-CUDA library's such as TfdReplicaAllReduce) are left alone.
+// or a non-CUDA library's such as TfdReplicaAllReduce) are left alone, and
+// so are pairs without a CPU kernel to run (GPU-only ops such as
+// TfdMultiTensorApply*, or ops whose CPU library is not linked).
 // Returns how many it registered; INVALID_ARGUMENT for a bad list.
 absl::StatusOr<int> RegisterFakeGpuKernels(absl::string_view list_text);
 

@@ -35,22 +35,26 @@ absl::Status Triple(KernelContext& ctx) {
 TFD_REGISTER_KERNEL("FakeGpuKernelsTestTriple", DeviceType::kCPU, DT_FLOAT, Triple<float>);
 TFD_REGISTER_KERNEL("FakeGpuKernelsTestTriple", DeviceType::kCPU, DT_INT32, Triple<int32_t>);
 
+TFD_REGISTER_KERNEL("FakeGpuKernelsTestAny", DeviceType::kCPU, DT_INVALID, Triple<float>);
+
 constexpr char kList[] =
     "# a comment, then a blank line\n"
     "\n"
     "FakeGpuKernelsTestTriple float32\n"
-    "FakeGpuKernelsTestAny *\n";
+    "FakeGpuKernelsTestAny *\n"
+    "FakeGpuKernelsTestGpuOnly float32\n";
 
 TEST(FakeGpuKernelsTest, ParsesTheListFormat) {
   absl::StatusOr<std::vector<KernelRegistration>> parsed = test::ParseGpuKernelList(kList);
   ASSERT_TRUE(parsed.ok()) << parsed.status();
-  ASSERT_EQ(parsed->size(), 2u);
+  ASSERT_EQ(parsed->size(), 3u);
   EXPECT_EQ((*parsed)[0].op, "FakeGpuKernelsTestTriple");
   EXPECT_EQ((*parsed)[0].device, DeviceType::kGPU);
   EXPECT_EQ((*parsed)[0].dtype, DT_FLOAT);
   EXPECT_EQ((*parsed)[1].dtype, DT_INVALID);
   EXPECT_EQ(test::FormatGpuKernelList(*parsed),
-            "FakeGpuKernelsTestAny *\nFakeGpuKernelsTestTriple float32\n");
+            "FakeGpuKernelsTestAny *\nFakeGpuKernelsTestGpuOnly float32\n"
+            "FakeGpuKernelsTestTriple float32\n");
 }
 
 TEST(FakeGpuKernelsTest, BadLinesAreErrorsNamingTheLine) {
@@ -70,7 +74,9 @@ TEST(FakeGpuKernelsTest, ListedPairsRunTheCpuKernelOnTheFakeGpu) {
   ASSERT_FALSE(LookupKernel("FakeGpuKernelsTestTriple", DeviceType::kGPU, DT_FLOAT).ok());
   absl::StatusOr<int> registered = test::RegisterFakeGpuKernels(kList);
   ASSERT_TRUE(registered.ok()) << registered.status();
+  // Triple/float32 and Any/*; GpuOnly has no CPU kernel to run.
   EXPECT_EQ(*registered, 2);
+  EXPECT_FALSE(HasKernel("FakeGpuKernelsTestGpuOnly", DeviceType::kGPU));
   // Registering again adds nothing (and does not abort on duplicates).
   EXPECT_EQ(*test::RegisterFakeGpuKernels(kList), 0);
   EXPECT_TRUE(LookupKernel("FakeGpuKernelsTestTriple", DeviceType::kGPU, DT_FLOAT).ok());

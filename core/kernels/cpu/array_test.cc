@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/framework/execute.h"
+#include "core/framework/placement.h"
 #include "core/framework/tensor_testutil.h"
 #include "core/kernels/cpu/nn_testutil.h"
 #include "gtest/gtest.h"
@@ -17,7 +18,13 @@ using test::IndexVector;
 using test::ToDoubles;
 
 TEST(ExpandDimsTest, InsertsAOneAndSharesTheBuffer) {
-  const Tensor x = FromDoubles(DT_FLOAT, {2, 3}, test::Iota(6));
+  // Made where the op runs (the default device, if any), so that no copy
+  // stands between the input and its view.
+  absl::StatusOr<Device*> device = CurrentDevice();
+  ASSERT_TRUE(device.ok()) << device.status();
+  absl::StatusOr<Tensor> placed = FromDoubles(DT_FLOAT, {2, 3}, test::Iota(6)).CopyTo(*device);
+  ASSERT_TRUE(placed.ok()) << placed.status();
+  const Tensor x = *placed;
   struct Case {
     int64_t dim;
     TensorShape want;
