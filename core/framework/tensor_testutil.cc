@@ -4,6 +4,8 @@
 #include <cstring>
 #include <random>
 
+#include "core/framework/placement.h"
+
 namespace tfd {
 namespace test {
 
@@ -39,6 +41,15 @@ Tensor ToHost(const Tensor& t) {
   absl::StatusOr<Tensor> host = t.CopyTo(HostDevice());
   EXPECT_TRUE(host.ok()) << host.status();
   return host.ok() ? *host : Tensor();
+}
+
+Tensor OnCurrentDevice(const Tensor& t) {
+  absl::StatusOr<Device*> device = CurrentDevice();
+  EXPECT_TRUE(device.ok()) << device.status();
+  if (!device.ok() || *device == t.device()) return t;
+  absl::StatusOr<Tensor> placed = t.CopyTo(*device);
+  EXPECT_TRUE(placed.ok()) << placed.status();
+  return placed.ok() ? *placed : t;
 }
 
 std::vector<double> ToDoubles(const Tensor& t) {

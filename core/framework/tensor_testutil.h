@@ -33,6 +33,12 @@ Tensor Int32Vector(const std::vector<int64_t>& values);
 // device (a GPU, or the fake GPU suite) they are not in host memory.
 Tensor ToHost(const Tensor& t);
 
+// `t` copied to where an op with no placement runs on host inputs
+// (CurrentDevice(): a DeviceScope's, else the default device, else the
+// host); `t` itself when it is there already. For tests of views, whose
+// input must already be where the op runs.
+Tensor OnCurrentDevice(const Tensor& t);
+
 // The elements of `t` (copied to the host) as doubles.
 std::vector<double> ToDoubles(const Tensor& t);
 

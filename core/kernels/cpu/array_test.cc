@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "core/framework/execute.h"
-#include "core/framework/placement.h"
 #include "core/framework/tensor_testutil.h"
 #include "core/kernels/cpu/nn_testutil.h"
 #include "gtest/gtest.h"
@@ -18,13 +17,8 @@ using test::IndexVector;
 using test::ToDoubles;
 
 TEST(ExpandDimsTest, InsertsAOneAndSharesTheBuffer) {
-  // Made where the op runs (the default device, if any), so that no copy
-  // stands between the input and its view.
-  absl::StatusOr<Device*> device = CurrentDevice();
-  ASSERT_TRUE(device.ok()) << device.status();
-  absl::StatusOr<Tensor> placed = FromDoubles(DT_FLOAT, {2, 3}, test::Iota(6)).CopyTo(*device);
-  ASSERT_TRUE(placed.ok()) << placed.status();
-  const Tensor x = *placed;
+  // Where the op runs, so that no copy stands between input and view.
+  const Tensor x = test::OnCurrentDevice(FromDoubles(DT_FLOAT, {2, 3}, test::Iota(6)));
   struct Case {
     int64_t dim;
     TensorShape want;
