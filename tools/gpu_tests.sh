@@ -29,18 +29,10 @@ cd "$(dirname "$0")/.."
 query='kind("cc_test|cc_binary", //core/device/cuda/... + //core/kernels/cuda/... + //tests/gpu/...)
        + attr(tags, "requires-gpu", tests(//...))
        + kind("cc_binary", attr(tags, "requires-gpu", //...))'
-# With --core-suite, also every test of core/, built with every GPU kernel
+# With --core-suite, also every test of core/ (tools/core_suite_tests.sh:
+# the list tools/fake_gpu_suite.sh runs too), built with every GPU kernel
 # linked in (--config=cuda_core_suite) and run with TFD_DEFAULT_DEVICE set
-# to GPU:0. Left out: the CUDA packages' tests and the requires-gpu tests,
-# which are in the pack already and run as they are (their CPU references
-# must stay on the CPU). No core test needs Python, the TensorFlow venv or
-# other processes; a test that needs one would be listed here with its
-# reason.
-core_query='tests(//core/...)
-            except tests(//core/device/cuda/... + //core/kernels/cuda/...)
-            except attr(tags, "requires-gpu", tests(//core/...))'
-core_excluded=()  # labels, each with a comment saying why
-
+# to GPU:0.
 list_only=0
 core_suite=0
 config=cuda
@@ -54,10 +46,7 @@ while [ $# -gt 0 ]; do
 done
 core_tests=()
 if [ $core_suite = 1 ]; then
-  mapfile -t core_tests < <(bazel query --noshow_progress "$core_query" 2>/dev/null)
-  for x in "${core_excluded[@]}"; do
-    mapfile -t core_tests < <(printf '%s\n' "${core_tests[@]}" | grep -vx "$x")
-  done
+  mapfile -t core_tests < <(tools/core_suite_tests.sh)
   # The order run.sh runs them in, which matters when a GPU run's time
   # runs out before the suite does: the packages whose ops the GPU runs
   # most first, those that hardly run an op (io, protobuf) last.

@@ -57,6 +57,8 @@ TEST(DefaultStrategyTest, OneReplicaOneComponentOnTheHost) {
 // As TensorFlow creates variables on the default device: the fake GPU
 // stands in for GPU:0 of TFD_DEFAULT_DEVICE.
 TEST(DefaultStrategyTest, VariablesLiveOnTheDefaultDevice) {
+  // The suite's default device (a GPU-default run sets one), restored after.
+  Device* const suite_default = DefaultDevice().value_or(nullptr);
   Device* gpu = test::FakeGpu::Get();
   SetDefaultDevice(gpu);
   auto v = CreateVariable(SpecOf("dense/kernel", {3, 4}));
@@ -79,6 +81,7 @@ TEST(DefaultStrategyTest, VariablesLiveOnTheDefaultDevice) {
   auto after = CreateVariable(SpecOf("dense_1/bias", {1}));
   ASSERT_TRUE(after.ok()) << after.status();
   EXPECT_EQ((*after)->component(0).device(), HostDevice());
+  SetDefaultDevice(suite_default);
 }
 
 TEST(DefaultStrategyTest, RunCallsOnceInAReplicaContext) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_join.h"
+#include "core/framework/device_access.h"
 #include "core/framework/kernel.h"
 #include "core/framework/placement.h"
 #include "core/framework/status.h"
@@ -220,7 +221,10 @@ absl::StatusOr<std::vector<Tensor>> Execute(absl::string_view op_name,
 
   KernelContext ctx(op, placed, &attrs, device, std::move(inferred.shapes),
                     std::move(inferred.dtypes));
-  TFD_RETURN_IF_ERROR((*kernel)(ctx));
+  {
+    TFD_DEVICE_ACCESS_SCOPE(device);  // Note [Device reads]
+    TFD_RETURN_IF_ERROR((*kernel)(ctx));
+  }
   TFD_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, ctx.TakeOutputs());
 
   if (!observers.empty()) {

@@ -84,7 +84,7 @@ TEST(ExecuteTest, RunsKernelWithDefaultsAndInferredType) {
   y = Execute1("TestScale", {test::AsTensor<double>({1}, {1})}, AttrMap().Set("scale", 0.5));
   ASSERT_TRUE(y.ok()) << y.status();
   EXPECT_EQ(y->dtype(), DT_DOUBLE);
-  EXPECT_EQ(y->data<double>()[0], 0.5);
+  EXPECT_EQ(test::ToHost(*y).data<double>()[0], 0.5);
 }
 
 TEST(ExecuteTest, ListInputsSetTheNumberAttr) {

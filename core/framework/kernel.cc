@@ -113,4 +113,15 @@ bool HasKernel(absl::string_view op, DeviceType device) {
   return false;
 }
 
+std::vector<KernelRegistration> RegisteredKernels() {
+  KernelRegistry& r = Registry();
+  absl::MutexLock lock(&r.mu);
+  std::vector<KernelRegistration> out;
+  out.reserve(r.kernels.size());
+  for (const auto& [key, fn] : r.kernels) {
+    out.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key)});
+  }
+  return out;  // Sorted already: the registry is a map over the same key.
+}
+
 }  // namespace tfd

@@ -95,6 +95,18 @@ absl::StatusOr<const KernelFn*> LookupKernel(absl::string_view op, DeviceType de
 // Whether any kernel exists for (op, device).
 bool HasKernel(absl::string_view op, DeviceType device);
 
+// One registered kernel's key. dtype DT_INVALID: the kernel serves every
+// dtype.
+struct KernelRegistration {
+  std::string op;
+  DeviceType device;
+  DataType dtype;
+};
+
+// Every registered kernel, sorted by (op, device, dtype): what this build
+// can run, for tools and tests that compare builds.
+std::vector<KernelRegistration> RegisteredKernels();
+
 }  // namespace tfd
 
 #define TFD_REGISTER_KERNEL(op, device, dtype, fn)                               \

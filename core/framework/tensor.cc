@@ -111,7 +111,7 @@ absl::StatusOr<Tensor> Tensor::Zeros(DataType dtype, const TensorShape& shape,
                                      Device* device) {
   TFD_ASSIGN_OR_RETURN(Tensor t, Allocate(dtype, shape, device));
   if (dtype != DT_STRING) {
-    TFD_RETURN_IF_ERROR(t.device()->Memset(t.raw_data(), 0, t.TotalBytes()));
+    TFD_RETURN_IF_ERROR(t.device()->Memset(t.unchecked_raw_data(), 0, t.TotalBytes()));
   }
   return t;
 }
@@ -153,19 +153,22 @@ absl::StatusOr<Tensor> Tensor::CopyTo(Device* device) const {
     }
     return out;
   }
+  // Copies touch both memories by design (Note [Device reads]).
   const size_t n = TotalBytes();
+  void* const from = unchecked_raw_data();
+  void* const to = out.unchecked_raw_data();
   if (device_->host_memory() && device->host_memory()) {
-    if (n > 0) std::memcpy(out.raw_data(), raw_data(), n);
+    if (n > 0) std::memcpy(to, from, n);
   } else if (device_->host_memory()) {
-    TFD_RETURN_IF_ERROR(device->CopyHostToDevice(raw_data(), out.raw_data(), n));
+    TFD_RETURN_IF_ERROR(device->CopyHostToDevice(from, to, n));
   } else if (device->host_memory()) {
-    TFD_RETURN_IF_ERROR(device_->CopyDeviceToHost(raw_data(), out.raw_data(), n));
+    TFD_RETURN_IF_ERROR(device_->CopyDeviceToHost(from, to, n));
   } else if (device == device_) {
-    TFD_RETURN_IF_ERROR(device_->CopyDeviceToDevice(raw_data(), out.raw_data(), n));
+    TFD_RETURN_IF_ERROR(device_->CopyDeviceToDevice(from, to, n));
   } else {
     // Between two GPUs: stage through the host.
     TFD_ASSIGN_OR_RETURN(Tensor host, CopyTo(HostDevice()));
-    TFD_RETURN_IF_ERROR(device->CopyHostToDevice(host.raw_data(), out.raw_data(), n));
+    TFD_RETURN_IF_ERROR(device->CopyHostToDevice(host.unchecked_raw_data(), to, n));
   }
   return out;
 }

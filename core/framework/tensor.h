@@ -30,6 +30,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/framework/device.h"
+#include "core/framework/device_access.h"
 #include "core/framework/tensor_shape.h"
 #include "core/framework/types.h"
 
@@ -110,8 +111,15 @@ class Tensor {
   Device* device() const { return device_; }
   uint64_t id() const { return id_; }
 
+  // The bytes. Meaningful on the host only for tensors in host memory
+  // (device()->host_memory()); copy others to the host first. Under
+  // TFD_CHECK_DEVICE_READS, reading a device tensor's bytes outside a
+  // kernel on its device aborts (Note [Device reads] in device_access.h).
   void* raw_data() const {
-    return static_cast<char*>(buffer_->data()) + offset_;
+#ifdef TFD_CHECK_DEVICE_READS
+    CheckHostReadable(device_, "Tensor::raw_data/data/flat/scalar");
+#endif
+    return unchecked_raw_data();
   }
   template <typename T>
   T* data() const {
@@ -147,6 +155,11 @@ class Tensor {
  private:
   Tensor(DataType dtype, const TensorShape& shape,
          std::shared_ptr<TensorBuffer> buffer, size_t offset, Device* device);
+
+  // For copies and fills, which hand device pointers to the Device.
+  void* unchecked_raw_data() const {
+    return static_cast<char*>(buffer_->data()) + offset_;
+  }
 
   DataType dtype_ = DT_INVALID;
   TensorShape shape_;

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <random>
 
+#include "core/framework/placement.h"
+
 namespace tfd {
 namespace test {
 
@@ -33,6 +35,21 @@ Tensor RandomUniformTensor(DataType dtype, const TensorShape& shape, uint32_t se
 Tensor Int32Vector(const std::vector<int64_t>& values) {
   std::vector<int32_t> v(values.begin(), values.end());
   return AsTensor<int32_t>(v, {static_cast<int64_t>(v.size())});
+}
+
+Tensor ToHost(const Tensor& t) {
+  absl::StatusOr<Tensor> host = t.CopyTo(HostDevice());
+  EXPECT_TRUE(host.ok()) << host.status();
+  return host.ok() ? *host : Tensor();
+}
+
+Tensor OnCurrentDevice(const Tensor& t) {
+  absl::StatusOr<Device*> device = CurrentDevice();
+  EXPECT_TRUE(device.ok()) << device.status();
+  if (!device.ok() || *device == t.device()) return t;
+  absl::StatusOr<Tensor> placed = t.CopyTo(*device);
+  EXPECT_TRUE(placed.ok()) << placed.status();
+  return placed.ok() ? *placed : t;
 }
 
 std::vector<double> ToDoubles(const Tensor& t) {

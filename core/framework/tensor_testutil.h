@@ -28,6 +28,17 @@ Tensor RandomUniformTensor(DataType dtype, const TensorShape& shape, uint32_t se
 // A 1-D int32 host tensor of `values` (sizes, axes, shapes fed to ops).
 Tensor Int32Vector(const std::vector<int64_t>& values);
 
+// `t` copied to the host (a deep copy even of a host tensor); fails the
+// test when the copy fails. Read op outputs through it: under a default
+// device (a GPU, or the fake GPU suite) they are not in host memory.
+Tensor ToHost(const Tensor& t);
+
+// `t` copied to where an op with no placement runs on host inputs
+// (CurrentDevice(): a DeviceScope's, else the default device, else the
+// host); `t` itself when it is there already. For tests of views, whose
+// input must already be where the op runs.
+Tensor OnCurrentDevice(const Tensor& t);
+
 // The elements of `t` (copied to the host) as doubles.
 std::vector<double> ToDoubles(const Tensor& t);
 

@@ -163,7 +163,7 @@ TEST(InitializerTest, ConstantFills) {
   // Integer weights (counters) can be filled too.
   ASSERT_OK_AND_ASSIGN(Tensor i, (*Constant(7))(TensorShape({2}), DT_INT64));
   EXPECT_EQ(i.dtype(), DT_INT64);
-  EXPECT_EQ(i.data<int64_t>()[1], 7);
+  EXPECT_EQ(tfd::test::ToHost(i).data<int64_t>()[1], 7);
   ASSERT_OK_AND_ASSIGN(Tensor empty, (*Ones())(TensorShape({0, 3}), DT_FLOAT));
   EXPECT_EQ(empty.NumElements(), 0);
 }

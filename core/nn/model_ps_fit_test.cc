@@ -6,6 +6,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "core/distribute/parameter_server_strategy.h"
+#include "core/framework/tensor_testutil.h"
 #include "core/nn/adagrad.h"
 #include "core/nn/adam.h"
 #include "core/nn/learning_rate_schedule.h"
@@ -37,7 +38,8 @@ std::shared_ptr<Optimizer> Sgd(float lr) {
 std::vector<std::vector<float>> Values(const std::vector<Weight>& weights) {
   std::vector<std::vector<float>> values;
   for (const Weight& w : weights) {
-    const auto flat = w->component(0).Peek().flat<float>();
+    const Tensor host = tfd::test::ToHost(w->component(0).Peek());
+    const auto flat = host.flat<float>();
     values.emplace_back(flat.begin(), flat.end());
   }
   return values;
@@ -50,7 +52,7 @@ void ExpectSlotsAsOnThePs(Optimizer& optimizer, const Weight& kernel,
   for (size_t k = 0; k < names.size(); ++k) {
     std::shared_ptr<DistributedVariable> slot = optimizer.GetSlot(*kernel, names[k]);
     ASSERT_NE(slot, nullptr) << names[k];
-    const Tensor local = slot->component(0).Peek();
+    const Tensor local = tfd::test::ToHost(slot->component(0).Peek());
     for (int64_t i = 0; i < local.NumElements(); ++i) {
       ASSERT_EQ(local.flat<float>()[i], on_ps.slots[k].flat<float>()[i]) << names[k];
     }
@@ -110,7 +112,8 @@ TEST_F(ModelPsFitTest, ChiefFitsOnTheWorkersAndTheVariablesLiveOnThePs) {
   for (const Weight& w : (*model)->TrainableVariables()) {
     auto on_ps = chief->parameter_servers().Read(w->name());
     ASSERT_TRUE(on_ps.ok()) << on_ps.status();
-    const auto local = w->component(0).Peek().flat<float>();
+    const Tensor local_host = tfd::test::ToHost(w->component(0).Peek());
+    const auto local = local_host.flat<float>();
     const auto remote = on_ps->flat<float>();
     ASSERT_EQ(local.size(), remote.size());
     for (size_t i = 0; i < local.size(); ++i) ASSERT_EQ(local[i], remote[i]) << w->name();

@@ -18,6 +18,7 @@
 #include "core/distribute/one_device_strategy.h"
 #include "core/distribute/parameter_server_strategy.h"
 #include "core/framework/device.h"
+#include "core/framework/tensor_testutil.h"
 #include "core/kernels/random_seed.h"
 #include "core/nn/adam.h"
 #include "core/nn/batch_normalization.h"
@@ -69,7 +70,7 @@ class ModelPsOptimizerTest : public PsJobTest {
       auto model = build_model_(make());
       ASSERT_TRUE(model.ok()) << model.status();
       remote = *model;
-      initial = remote->TrainableVariables()[0]->component(0).Peek().flat<float>()[0];
+      initial = tfd::test::ToHost(remote->TrainableVariables()[0]->component(0).Peek()).flat<float>()[0];
       ASSERT_TRUE(remote->PushToParameterServers().ok());
       auto iterator = chief->CreatePerWorkerIterator("fixed");
       ASSERT_TRUE(iterator.ok()) << iterator.status();
@@ -95,7 +96,7 @@ class ModelPsOptimizerTest : public PsJobTest {
     ASSERT_EQ(*(*local)->optimizer()->Iterations(), kSteps);
     ASSERT_EQ(*remote->optimizer()->Iterations(), kSteps);
     // Trained at all: the weights moved from where both started.
-    EXPECT_NE(remote->TrainableVariables()[0]->component(0).Peek().flat<float>()[0], initial);
+    EXPECT_NE(tfd::test::ToHost(remote->TrainableVariables()[0]->component(0).Peek()).flat<float>()[0], initial);
     // Every weight, the non-trainable state included.
     const std::vector<Weight> all_expected = (*local)->weights();
     const std::vector<Weight> all_actual = remote->weights();

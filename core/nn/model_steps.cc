@@ -28,7 +28,7 @@ absl::Status SendStateUpdates(distribute::ParameterServerTraining& ps,
     const Tensor after = state[i]->component(0).Peek();
     // A write installs a new buffer while `before` holds the old one
     // (variable.h): the same buffer is an unchanged value.
-    if (after.data<float>() == before[i].data<float>()) continue;
+    if (after.SharesBufferWith(before[i])) continue;
     TFD_ASSIGN_OR_RETURN(deltas[i], Execute1("Sub", {before[i], after}));
     changed = true;
   }
@@ -371,11 +371,19 @@ absl::Status Model::ResetMetrics() {
 
 absl::StatusOr<Logs> Model::MetricLogs() const {
   Logs logs;
+  // Results live where the metrics' variables do, a GPU under a default
+  // device: read on the host through a copy.
+  auto host_scalar = [](const Tensor& t) -> absl::StatusOr<float> {
+    TFD_ASSIGN_OR_RETURN(Tensor host, t.CopyTo(HostDevice()));
+    return host.scalar<float>();
+  };
   TFD_ASSIGN_OR_RETURN(Tensor loss, compiled_loss_->tracker().Result());
-  logs.Set("loss", loss.scalar<float>());
+  TFD_ASSIGN_OR_RETURN(float loss_value, host_scalar(loss));
+  logs.Set("loss", loss_value);
   for (const auto& metric : compiled_metrics_->metrics()) {
     TFD_ASSIGN_OR_RETURN(Tensor value, metric->Result());
-    logs.Set(metric->name(), value.scalar<float>());
+    TFD_ASSIGN_OR_RETURN(float metric_value, host_scalar(value));
+    logs.Set(metric->name(), metric_value);
   }
   return logs;
 }

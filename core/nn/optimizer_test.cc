@@ -58,6 +58,9 @@ TEST(OptimizerTest, BuildsLazilyAndCountsIterations) {
 // step counter too, and slots live with their variable wherever that is.
 // The fake GPU stands in for GPU:0 of TFD_DEFAULT_DEVICE.
 TEST(OptimizerTest, SlotsLiveWithTheirVariableUnderADefaultDevice) {
+  // Whatever default device the suite runs under, restored at the end.
+  Device* const suite_default = DefaultDevice().value_or(nullptr);
+  SetDefaultDevice(nullptr);
   auto on_host = NewVariable("on_host", {1.0, 2.0});
   Device* gpu = test::FakeGpu::Get();
   SetDefaultDevice(gpu);
@@ -66,7 +69,7 @@ TEST(OptimizerTest, SlotsLiveWithTheirVariableUnderADefaultDevice) {
   ASSERT_TRUE(adam.ok()) << adam.status();
   std::vector<DistributedVariable*> vars = {on_host.get(), on_gpu.get()};
   absl::Status built = (*adam)->Build(vars);
-  SetDefaultDevice(nullptr);
+  SetDefaultDevice(suite_default);
   ASSERT_TRUE(built.ok()) << built;
   EXPECT_EQ(on_host->component(0).device(), HostDevice());
   EXPECT_EQ(on_gpu->component(0).device(), gpu);

@@ -17,13 +17,17 @@ def tfd_cc_test(name, deps = [], copts = [], **kwargs):
     Under --config=cuda_core_suite it also links every GPU kernel and the
     CUDA device (//tools/bazel:core_suite_gpu_kernels), so that the test
     can run with TFD_DEFAULT_DEVICE=/device:GPU:0 (tools/gpu_tests.sh
-    --core-suite); in every other build that dependency is empty."""
+    --core-suite); in every other build that dependency is empty.
+    Likewise under --config=fake_gpu_suite it links the fake GPU suite
+    (//tools/bazel:core_suite_fake_gpu: a fake GPU as the default device,
+    tools/fake_gpu_suite.sh)."""
     native.cc_test(
         name = name,
         copts = TFD_COPTS + copts,
         deps = deps + [
             "@com_google_googletest//:gtest_main",
             "//tools/bazel:core_suite_gpu_kernels",
+            "//tools/bazel:core_suite_fake_gpu",
         ],
         **kwargs
     )

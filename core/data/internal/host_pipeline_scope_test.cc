@@ -58,7 +58,10 @@ absl::StatusOr<std::vector<Element>> RunPipeline(DeviceLog* log, int parallel_ca
 
 class HostPipelineScopeTest : public ::testing::TestWithParam<int> {
  protected:
-  void TearDown() override { SetDefaultDevice(nullptr); }
+  // The suite's default device (a GPU-default run sets one) comes back.
+  void SetUp() override { suite_default_ = DefaultDevice().value_or(nullptr); }
+  void TearDown() override { SetDefaultDevice(suite_default_); }
+  Device* suite_default_ = nullptr;
 };
 
 TEST_P(HostPipelineScopeTest, GpuDefaultDeviceLeavesThePipelineOnTheHost) {

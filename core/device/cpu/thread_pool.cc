@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "core/device/cpu/openmp_spin.h"
+#include "core/framework/device_access.h"
 
 namespace tfd {
 namespace {
@@ -85,8 +86,11 @@ void ThreadPool::ParallelFor(int64_t n, int64_t cost_per_unit,
   // The calling thread's team; see Note [Thread budget].
   const int64_t shards = plan.num_shards;
   const int64_t block = plan.block;
+  // A kernel's shards may read what the kernel may (Note [Device reads]).
+  [[maybe_unused]] const Device* const access = DeviceAccessScope::Current();
 #pragma omp parallel for num_threads(static_cast<int>(shards)) schedule(static, 1)
   for (int64_t s = 0; s < shards; ++s) {
+    TFD_DEVICE_ACCESS_SCOPE(access);
     fn(s * block, std::min(n, (s + 1) * block));
   }
 }

@@ -14,7 +14,13 @@ absl::StatusOr<FloatTensor> ToProto(const Tensor& tensor) {
   }
   FloatTensor proto;
   for (int i = 0; i < tensor.rank(); ++i) proto.add_shape(tensor.dim(i));
-  const absl::Span<float> values = tensor.flat<float>();
+  // A worker's gradients and values may live on a GPU: their bytes are
+  // read on the host, from a copy.
+  Tensor host = tensor;
+  if (!tensor.device()->host_memory()) {
+    TFD_ASSIGN_OR_RETURN(host, tensor.CopyTo(HostDevice()));
+  }
+  const absl::Span<float> values = host.flat<float>();
   proto.mutable_values()->Add(values.begin(), values.end());
   return proto;
 }

@@ -11,7 +11,8 @@
 namespace tfd {
 namespace ps {
 
-// INVALID_ARGUMENT for a tensor that is not float32.
+// `tensor`'s shape and values (copied to the host first when it lives on
+// a GPU). INVALID_ARGUMENT for a tensor that is not float32.
 absl::StatusOr<FloatTensor> ToProto(const Tensor& tensor);
 // INVALID_ARGUMENT when the value count does not match the shape, or a
 // dimension is negative.

@@ -1,5 +1,6 @@
 #include "core/distribute/ps/float_tensor.h"
 
+#include "core/framework/fake_gpu_testutil.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -25,6 +26,16 @@ TEST(FloatTensorTest, RowSliceSendsOnlyItsRows) {
   auto proto = ToProto(*t.Slice(1, 3));
   ASSERT_TRUE(proto.ok());
   EXPECT_THAT(proto->values(), ElementsAre(3, 4, 5, 6));
+}
+
+TEST(FloatTensorTest, DeviceTensorsAreSentFromAHostCopy) {
+  test::FakeGpu* gpu = test::FakeGpu::Get();
+  Tensor t = *Tensor::FromVector<float>({7, 8}, TensorShape({2}))->CopyTo(gpu);
+  const int copies = gpu->copies_to_host();
+  auto proto = ToProto(t);
+  ASSERT_TRUE(proto.ok()) << proto.status();
+  EXPECT_THAT(proto->values(), ElementsAre(7, 8));
+  EXPECT_EQ(gpu->copies_to_host(), copies + 1);
 }
 
 TEST(FloatTensorTest, BadInputIsInvalidArgument) {

@@ -24,7 +24,9 @@ void SetKernel(Model& model, float value) {
   ASSERT_OK(model.weights()[0]->AssignAll(*Tensor::FromVector<float>({value}, {1, 1})));
 }
 
-float Kernel(const Model& model) { return model.weights()[0]->component(0).Peek().data<float>()[0]; }
+float Kernel(const Model& model) {
+  return tfd::test::ToHost(model.weights()[0]->component(0).Peek()).data<float>()[0];
+}
 
 struct Outcome {
   int stop_at = -1;  // the epoch after which stop_training was set; -1: never

@@ -29,7 +29,7 @@ std::shared_ptr<Sequential> DenseModel() {
 }
 
 std::vector<float> Kernel(const Model& model) {
-  Tensor k = model.weights()[0]->component(0).Peek();
+  const Tensor k = tfd::test::ToHost(model.weights()[0]->component(0).Peek());
   return std::vector<float>(k.data<float>(), k.data<float>() + k.NumElements());
 }
 

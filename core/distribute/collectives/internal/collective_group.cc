@@ -9,6 +9,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "core/distribute/collectives/internal/collective_state.h"
+#include "core/framework/device_access.h"
 #include "core/framework/execute.h"
 #include "core/framework/status.h"
 
@@ -395,6 +396,7 @@ absl::StatusOr<std::vector<std::unique_ptr<Communicator>>> CreateCommunicatorGro
 absl::Status CopyBytes(const Tensor& src, size_t src_offset, const Tensor& dst, size_t dst_offset,
                        size_t n) {
   if (n == 0) return absl::OkStatus();
+  TFD_DEVICE_COPY_SCOPE();  // Pointers for Device::Copy* (Note [Device reads]).
   const char* from = static_cast<const char*>(src.raw_data()) + src_offset;
   char* to = static_cast<char*>(dst.raw_data()) + dst_offset;
   const bool src_host = InHostMemory(src);
