@@ -113,7 +113,9 @@ class StepDataset : public DistributedDataset {
   absl::StatusOr<std::unique_ptr<DistributedIterator>> MakeIterator() const override {
     TFD_ASSIGN_OR_RETURN(std::unique_ptr<Iterator> stream, factory_());
     auto steps = std::make_unique<StepIterator>(std::move(stream), local_replicas_, op_);
-    if (!FetchesToDevice(input_options_)) return std::unique_ptr<DistributedIterator>(std::move(steps));
+    if (!FetchesToDevice(input_options_)) {
+      return std::unique_ptr<DistributedIterator>(std::move(steps));
+    }
     return std::unique_ptr<DistributedIterator>(std::make_unique<PrefetchingStepIterator>(
         std::move(steps), input_options_.replica_devices, input_options_.per_replica_buffer_size,
         op_));
