@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
+#include "core/data/internal/device_prefetcher.h"
 #include "core/data/rebatch.h"
 #include "core/data/transforms.h"
 #include "core/framework/status.h"
@@ -57,20 +58,67 @@ class StepIterator : public DistributedIterator {
   bool done_ = false;
 };
 
+// Steps read ahead and copied to the replicas' devices.
+class PrefetchingStepIterator : public DistributedIterator {
+ public:
+  PrefetchingStepIterator(std::unique_ptr<DistributedIterator> steps, std::vector<Device*> devices,
+                          int64_t buffer_size, const std::string& op)
+      : prefetcher_(
+            [steps = std::shared_ptr<DistributedIterator>(std::move(steps))]() {
+              return steps->GetNext();
+            },
+            std::move(devices), buffer_size, op) {}
+
+  absl::StatusOr<std::optional<std::vector<Element>>> GetNext() override {
+    return prefetcher_.GetNext();
+  }
+
+ private:
+  internal::DevicePrefetcher prefetcher_;
+};
+
+// True when some replica's batches are to be copied to its device.
+bool FetchesToDevice(const InputOptions& options) {
+  if (!options.fetch_to_device) return false;
+  for (Device* d : options.replica_devices) {
+    if (d != nullptr && !d->host_memory()) return true;
+  }
+  return false;
+}
+
+absl::Status CheckInputOptions(const char* op, const InputOptions& options, int local_replicas) {
+  if (!options.replica_devices.empty() &&
+      static_cast<int>(options.replica_devices.size()) != local_replicas) {
+    return InvalidArgument(op, ": input_options name ", options.replica_devices.size(),
+                           " replica devices for ", local_replicas, " local replicas");
+  }
+  if (options.per_replica_buffer_size < 1) {
+    return InvalidArgument(op, ": per_replica_buffer_size must be >= 1, got ",
+                           options.per_replica_buffer_size);
+  }
+  return absl::OkStatus();
+}
+
 class StepDataset : public DistributedDataset {
  public:
   StepDataset(StreamFactory factory, int num_replicas_in_sync, int local_replicas, std::string op,
-              std::string debug)
+              std::string debug, InputOptions input_options)
       : factory_(std::move(factory)),
         num_replicas_in_sync_(num_replicas_in_sync),
         local_replicas_(local_replicas),
         op_(std::move(op)),
-        debug_(std::move(debug)) {}
+        debug_(std::move(debug)),
+        input_options_(std::move(input_options)) {}
 
   absl::StatusOr<std::unique_ptr<DistributedIterator>> MakeIterator() const override {
     TFD_ASSIGN_OR_RETURN(std::unique_ptr<Iterator> stream, factory_());
-    return std::unique_ptr<DistributedIterator>(
-        std::make_unique<StepIterator>(std::move(stream), local_replicas_, op_));
+    auto steps = std::make_unique<StepIterator>(std::move(stream), local_replicas_, op_);
+    if (!FetchesToDevice(input_options_)) {
+      return std::unique_ptr<DistributedIterator>(std::move(steps));
+    }
+    return std::unique_ptr<DistributedIterator>(std::make_unique<PrefetchingStepIterator>(
+        std::move(steps), input_options_.replica_devices, input_options_.per_replica_buffer_size,
+        op_));
   }
   int num_replicas_in_sync() const override { return num_replicas_in_sync_; }
   int num_local_replicas() const override { return local_replicas_; }
@@ -82,6 +130,7 @@ class StepDataset : public DistributedDataset {
   const int local_replicas_;
   const std::string op_;
   const std::string debug_;
+  const InputOptions input_options_;
 };
 
 StreamFactory FactoryOf(DatasetPtr ds) {
@@ -197,12 +246,13 @@ absl::StatusOr<DistributedDatasetPtr> DistributeDataset(DatasetPtr dataset,
     return InvalidArgument(op, ": unknown auto_shard_policy ", static_cast<int>(policy));
   }
   const int replicas = num_replicas_in_sync / workers;
+  TFD_RETURN_IF_ERROR(CheckInputOptions(op, options.input_options, replicas));
   const std::string debug =
       absl::StrCat(op, "(", dataset->DebugString(), ", replicas=", num_replicas_in_sync,
                    ", worker ", options.worker_index, "/", workers, ")");
   if (num_replicas_in_sync == 1) {
     return DistributedDatasetPtr(
-        std::make_shared<StepDataset>(FactoryOf(dataset), 1, 1, op, debug));
+        std::make_shared<StepDataset>(FactoryOf(dataset), 1, 1, op, debug, options.input_options));
   }
   // FILE, and AUTO over a file reader: this worker's files, then the same
   // even split of each global batch as OFF.
@@ -226,14 +276,14 @@ absl::StatusOr<DistributedDatasetPtr> DistributeDataset(DatasetPtr dataset,
     if (options.global_batch_size == 0) {
       return DistributedDatasetPtr(std::make_shared<StepDataset>(
           InferredRebatchFactory(dataset, workers, replicas, options.worker_index),
-          num_replicas_in_sync, replicas, op, debug));
+          num_replicas_in_sync, replicas, op, debug, options.input_options));
     }
     TFD_ASSIGN_OR_RETURN(
         std::vector<int64_t> sizes,
         BatchSizesForWorker(options.global_batch_size, workers, replicas, options.worker_index));
     TFD_ASSIGN_OR_RETURN(DatasetPtr rebatched, Rebatch(dataset, std::move(sizes)));
     return DistributedDatasetPtr(std::make_shared<StepDataset>(
-        FactoryOf(rebatched), num_replicas_in_sync, replicas, op, debug));
+        FactoryOf(rebatched), num_replicas_in_sync, replicas, op, debug, options.input_options));
   }
   // AUTO and DATA: the legacy split into N pieces, then every W-th piece.
   TFD_ASSIGN_OR_RETURN(DatasetPtr pieces, LegacyRebatch(dataset, num_replicas_in_sync));
@@ -241,13 +291,13 @@ absl::StatusOr<DistributedDatasetPtr> DistributeDataset(DatasetPtr dataset,
     TFD_ASSIGN_OR_RETURN(pieces, Shard(pieces, workers, options.worker_index));
   }
   return DistributedDatasetPtr(
-      std::make_shared<StepDataset>(FactoryOf(pieces), num_replicas_in_sync, replicas, op, debug));
+      std::make_shared<StepDataset>(FactoryOf(pieces), num_replicas_in_sync, replicas, op, debug,
+                                    options.input_options));
 }
 
-absl::StatusOr<DistributedDatasetPtr> DistributeDatasetsFromFunction(const DatasetFn& dataset_fn,
-                                                                     int num_replicas_in_sync,
-                                                                     int num_input_pipelines,
-                                                                     int input_pipeline_id) {
+absl::StatusOr<DistributedDatasetPtr> DistributeDatasetsFromFunction(
+    const DatasetFn& dataset_fn, int num_replicas_in_sync, int num_input_pipelines,
+    int input_pipeline_id, const InputOptions& input_options) {
   const char* op = "DistributeDatasetsFromFunction";
   if (!dataset_fn) return InvalidArgument(op, ": dataset_fn is empty");
   if (num_replicas_in_sync < 1) {
@@ -267,6 +317,8 @@ absl::StatusOr<DistributedDatasetPtr> DistributeDatasetsFromFunction(const Datas
                            num_replicas_in_sync, ") cannot be divided by num_input_pipelines (",
                            num_input_pipelines, ")");
   }
+  TFD_RETURN_IF_ERROR(
+      CheckInputOptions(op, input_options, num_replicas_in_sync / num_input_pipelines));
   const InputContext context(num_input_pipelines, input_pipeline_id, num_replicas_in_sync);
   TFD_ASSIGN_OR_RETURN(DatasetPtr dataset, dataset_fn(context));
   if (dataset == nullptr) {
@@ -275,8 +327,8 @@ absl::StatusOr<DistributedDatasetPtr> DistributeDatasetsFromFunction(const Datas
   const int replicas = num_replicas_in_sync / num_input_pipelines;
   const std::string debug =
       absl::StrCat(op, "(", dataset->DebugString(), ", ", context.DebugString(), ")");
-  return DistributedDatasetPtr(
-      std::make_shared<StepDataset>(FactoryOf(dataset), num_replicas_in_sync, replicas, op, debug));
+  return DistributedDatasetPtr(std::make_shared<StepDataset>(
+      FactoryOf(dataset), num_replicas_in_sync, replicas, op, debug, input_options));
 }
 
 }  // namespace data

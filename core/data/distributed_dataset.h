@@ -17,6 +17,13 @@
 // data), as TensorFlow's distributed iterator does, so every replica still
 // runs the step. After the last step GetNext returns nullopt.
 //
+// On GPU replicas (InputOptions::replica_devices), each step is read
+// ahead on a background thread and each replica's batch is copied to its
+// device beside the computation (internal/device_prefetcher.h), as
+// TensorFlow's MultiDeviceIterator does by default: a step handed out is
+// on the replicas' devices, and each device waits for its copy. Host
+// replicas (CPU logical devices) get their batches as before.
+//
 // Thread safety: datasets are immutable and may be iterated by many
 // iterators; one iterator is used by one thread at a time.
 //
@@ -68,6 +75,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/data/dataset.h"
+#include "core/framework/device.h"
 
 namespace tfd {
 namespace data {
@@ -101,6 +109,18 @@ class InputContext {
 // tf.data.experimental.AutoShardPolicy, with TensorFlow's values.
 enum class AutoShardPolicy : int { kOff = -1, kAuto = 0, kFile = 1, kData = 2 };
 
+// tf.distribute.InputOptions: where each local replica's batches go.
+struct InputOptions {
+  // Local replica j's device; empty: none (host tensors, as without
+  // options). When given, one per local replica.
+  std::vector<Device*> replica_devices;
+  // experimental_fetch_to_device: copy each batch to its replica's device
+  // ahead of the step. Devices in host memory are never copied to.
+  bool fetch_to_device = true;
+  // experimental_per_replica_buffer_size: steps copied ahead.
+  int64_t per_replica_buffer_size = 1;
+};
+
 struct DistributeOptions {
   // This process's place among the workers; num_replicas_in_sync must be a
   // multiple of num_workers.
@@ -110,6 +130,7 @@ struct DistributeOptions {
   // Used by the OFF policy only (see the Note); 0 means dim 0 of the first
   // element.
   int64_t global_batch_size = 0;
+  InputOptions input_options;
 };
 
 class DistributedIterator {
@@ -135,7 +156,9 @@ using DistributedDatasetPtr = std::shared_ptr<const DistributedDataset>;
 
 // Splits each global batch of `dataset` between the replicas (see the Note).
 // INVALID_ARGUMENT for a null dataset, num_replicas_in_sync < 1, bad worker
-// counts, fewer files than workers under FILE (or AUTO over files), or
+// counts, input_options with a device count other than the local replicas
+// or a buffer size < 1, fewer files than workers under FILE (or AUTO over
+// files), or
 // (when iterating) elements that are not batches; NOT_FOUND for FILE across
 // several workers on a dataset that reads no files.
 absl::StatusOr<DistributedDatasetPtr> DistributeDataset(DatasetPtr dataset,
@@ -147,13 +170,12 @@ absl::StatusOr<DistributedDatasetPtr> DistributeDataset(DatasetPtr dataset,
 // whose elements are per-replica batches. Its num_replicas_in_sync /
 // num_input_pipelines local replicas take consecutive elements (replica j
 // gets elements j, j+R, ...). No auto-sharding: the function shards, as in
-// TensorFlow. INVALID_ARGUMENT for bad counts or a null dataset; the
-// function's own error is returned as is.
+// TensorFlow. INVALID_ARGUMENT for bad counts or a null dataset, or bad
+// `input_options`; the function's own error is returned as is.
 using DatasetFn = std::function<absl::StatusOr<DatasetPtr>(const InputContext&)>;
-absl::StatusOr<DistributedDatasetPtr> DistributeDatasetsFromFunction(const DatasetFn& dataset_fn,
-                                                                     int num_replicas_in_sync,
-                                                                     int num_input_pipelines = 1,
-                                                                     int input_pipeline_id = 0);
+absl::StatusOr<DistributedDatasetPtr> DistributeDatasetsFromFunction(
+    const DatasetFn& dataset_fn, int num_replicas_in_sync, int num_input_pipelines = 1,
+    int input_pipeline_id = 0, const InputOptions& input_options = {});
 
 }  // namespace data
 }  // namespace tfd

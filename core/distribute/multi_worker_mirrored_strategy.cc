@@ -300,13 +300,16 @@ MultiWorkerMirroredStrategy::ExperimentalDistributeDataset(data::DatasetPtr data
   options.worker_index = worker_rank();
   options.auto_shard_policy = policy;
   options.global_batch_size = global_batch_size;
+  options.input_options.replica_devices = replica_devices();
   return data::DistributeDataset(std::move(dataset), num_replicas_in_sync(), options);
 }
 
 absl::StatusOr<data::DistributedDatasetPtr>
 MultiWorkerMirroredStrategy::DistributeDatasetsFromFunction(const data::DatasetFn& fn) const {
+  data::InputOptions input_options;
+  input_options.replica_devices = replica_devices();
   return data::DistributeDatasetsFromFunction(fn, num_replicas_in_sync(), num_workers(),
-                                              worker_rank());
+                                              worker_rank(), input_options);
 }
 
 }  // namespace distribute

@@ -10,14 +10,24 @@
 #define TFD_CORE_FRAMEWORK_DEVICE_H_
 
 #include <cstddef>
+#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "core/framework/allocator.h"
 
 namespace tfd {
 
 class ThreadPool;
+
+// Work queued on a device that other work on it may have to wait for (on
+// a GPU: an event recorded after a copy on its copy stream). Made by
+// Device::CopyHostToDeviceAsync; only the device that made it waits for it.
+class DeviceFence {
+ public:
+  virtual ~DeviceFence() = default;
+};
 
 enum class DeviceType { kCPU = 0, kGPU = 1 };
 
@@ -49,12 +59,35 @@ class Device {
 
   // Copies between host memory and this device's memory, and fills device
   // memory. On a host device these are memcpy/memset. Errors name the call.
+  // CopyHostToDevice returns once `src` may be reused; the copy itself may
+  // still be queued (a GPU stages it in pinned memory), ordered before any
+  // work issued later on this device. CopyDeviceToHost returns when the
+  // bytes are in `dst`.
   virtual absl::Status CopyHostToDevice(const void* src, void* dst, size_t n) = 0;
   virtual absl::Status CopyDeviceToHost(const void* src, void* dst, size_t n) = 0;
   virtual absl::Status CopyDeviceToDevice(const void* src, void* dst, size_t n) = 0;
   virtual absl::Status Memset(void* dst, int value, size_t n) = 0;
   // Waits for all work queued on the device.
   virtual absl::Status Synchronize() { return absl::OkStatus(); }
+
+  // Copies that overlap the device's computation (the input pipeline's
+  // prefetch to a device). The defaults suit devices without a separate
+  // copy queue: the copy is synchronous and there is nothing to wait for.
+  //
+  // The allocator for buffers CopyHostToDeviceAsync fills: its memory is
+  // reused only after the device's computation is done with it.
+  virtual Allocator* async_copy_allocator() { return allocator(); }
+  // Starts copying `n` bytes from host `src` into `dst` (memory from
+  // async_copy_allocator()) on a queue that runs beside the device's
+  // computation; `src` may be reused when it returns. Computation must not
+  // read `dst` before WaitForFence(the returned fence). A null fence means
+  // the copy is done already.
+  virtual absl::StatusOr<std::shared_ptr<DeviceFence>> CopyHostToDeviceAsync(const void* src,
+                                                                           void* dst, size_t n);
+  // Makes the computation issued on this device from now on wait for
+  // `fence`, without blocking the host. A null fence is a no-op;
+  // INVALID_ARGUMENT for a fence another device made.
+  virtual absl::Status WaitForFence(const DeviceFence* fence);
 
  private:
   const DeviceType type_;

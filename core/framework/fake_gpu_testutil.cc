@@ -6,6 +6,32 @@
 
 namespace tfd {
 namespace test {
+namespace {
+
+struct FakeFence : DeviceFence {
+  FakeFence(const FakeGpu* gpu, int64_t seq) : gpu(gpu), seq(seq) {}
+  const FakeGpu* gpu;
+  int64_t seq;
+};
+
+// Host memory whose pending copies are dropped when it is freed, as a
+// device must not let a queued copy write memory that was handed back.
+class AsyncCopyAllocator final : public Allocator {
+ public:
+  explicit AsyncCopyAllocator(FakeGpu* gpu) : gpu_(gpu) {}
+  std::string Name() const override { return "fake_gpu_async_copy"; }
+  void* Allocate(size_t bytes) override { return CpuAllocator()->Allocate(bytes); }
+  void Deallocate(void* ptr, size_t bytes) override {
+    gpu_->ForgetCopiesInto(ptr, bytes);
+    CpuAllocator()->Deallocate(ptr, bytes);
+  }
+  AllocatorStats Stats() const override { return CpuAllocator()->Stats(); }
+
+ private:
+  FakeGpu* const gpu_;
+};
+
+}  // namespace
 
 FakeGpu* FakeGpu::Get() {
   static FakeGpu* const gpu = new FakeGpu();
@@ -34,6 +60,62 @@ absl::Status FakeGpu::CopyDeviceToDevice(const void* src, void* dst, size_t n) {
 absl::Status FakeGpu::Memset(void* dst, int value, size_t n) {
   if (n > 0) std::memset(dst, value, n);
   return absl::OkStatus();
+}
+
+absl::Status FakeGpu::Synchronize() {
+  absl::MutexLock lock(&mu_);
+  LandThrough(next_seq_);
+  return absl::OkStatus();
+}
+
+Allocator* FakeGpu::async_copy_allocator() {
+  static AsyncCopyAllocator* const allocator = new AsyncCopyAllocator(this);
+  return allocator;
+}
+
+absl::StatusOr<std::shared_ptr<DeviceFence>> FakeGpu::CopyHostToDeviceAsync(const void* src,
+                                                                           void* dst, size_t n) {
+  ++async_copies_;
+  absl::MutexLock lock(&mu_);
+  PendingCopy copy;
+  copy.seq = next_seq_++;
+  copy.dst = static_cast<char*>(dst);
+  copy.bytes.assign(static_cast<const char*>(src), static_cast<const char*>(src) + n);
+  pending_.push_back(std::move(copy));
+  return std::shared_ptr<DeviceFence>(std::make_shared<FakeFence>(this, pending_.back().seq));
+}
+
+absl::Status FakeGpu::WaitForFence(const DeviceFence* fence) {
+  if (fence == nullptr) return absl::OkStatus();
+  auto* fake = dynamic_cast<const FakeFence*>(fence);
+  if (fake == nullptr || fake->gpu != this) {
+    return absl::InvalidArgumentError(name() + ": cannot wait for a fence made by another device");
+  }
+  ++fence_waits_;
+  absl::MutexLock lock(&mu_);
+  LandThrough(fake->seq);
+  return absl::OkStatus();
+}
+
+void FakeGpu::LandThrough(int64_t seq) {
+  while (!pending_.empty() && pending_.front().seq <= seq) {
+    PendingCopy& c = pending_.front();
+    if (!c.bytes.empty()) std::memcpy(c.dst, c.bytes.data(), c.bytes.size());
+    pending_.pop_front();
+  }
+}
+
+int FakeGpu::pending_async_copies() const {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int>(pending_.size());
+}
+
+void FakeGpu::ForgetCopiesInto(const void* ptr, size_t n) {
+  const char* begin = static_cast<const char*>(ptr);
+  absl::MutexLock lock(&mu_);
+  for (PendingCopy& c : pending_) {
+    if (c.dst >= begin && c.dst < begin + n) c.bytes.clear();
+  }
 }
 
 }  // namespace test

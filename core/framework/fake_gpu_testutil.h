@@ -4,6 +4,12 @@
 // device outside host memory, so every host<->device copy goes through it
 // and is counted. Test-only.
 //
+// Its copy queue (CopyHostToDeviceAsync) is lazy on purpose: the bytes land
+// in the destination only when a fence of that copy or a later one is
+// waited for, or at Synchronize(), as a real copy stream may run whenever
+// it likes. Code that reads an asynchronously copied tensor without
+// waiting therefore reads stale bytes, and tests see it.
+//
 //   FakeGpu* gpu = FakeGpu::Get();
 //   SetDefaultDevice(gpu);
 //   EXPECT_EQ(Execute1("MyOp", {x})->device(), gpu);
@@ -11,7 +17,12 @@
 #define TFD_CORE_FRAMEWORK_FAKE_GPU_TESTUTIL_H_
 
 #include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "core/framework/device.h"
 
 namespace tfd {
@@ -28,15 +39,43 @@ class FakeGpu : public Device {
   absl::Status CopyDeviceToHost(const void* src, void* dst, size_t n) override;
   absl::Status CopyDeviceToDevice(const void* src, void* dst, size_t n) override;
   absl::Status Memset(void* dst, int value, size_t n) override;
+  // Lands every queued asynchronous copy.
+  absl::Status Synchronize() override;
+
+  Allocator* async_copy_allocator() override;
+  absl::StatusOr<std::shared_ptr<DeviceFence>> CopyHostToDeviceAsync(const void* src, void* dst,
+                                                                   size_t n) override;
+  absl::Status WaitForFence(const DeviceFence* fence) override;
 
   // Copies made so far in each direction.
   int copies_to_device() const { return to_device_.load(); }
   int copies_to_host() const { return to_host_.load(); }
+  // Asynchronous copies queued, fences waited for, copies not landed yet.
+  int async_copies() const { return async_copies_.load(); }
+  int fence_waits() const { return fence_waits_.load(); }
+  int pending_async_copies() const;
+
+  // Drops the queued copies into [ptr, ptr + n) (their buffer is freed).
+  void ForgetCopiesInto(const void* ptr, size_t n);
 
  private:
+  struct PendingCopy {
+    int64_t seq = 0;
+    char* dst = nullptr;
+    std::vector<char> bytes;  // The source as it was when queued.
+  };
+
   FakeGpu() : Device(DeviceType::kGPU, 9) {}
+  // Lands the queued copies up to `seq`, in order.
+  void LandThrough(int64_t seq);
+
   std::atomic<int> to_device_{0};
   std::atomic<int> to_host_{0};
+  std::atomic<int> async_copies_{0};
+  std::atomic<int> fence_waits_{0};
+  mutable absl::Mutex mu_;
+  std::deque<PendingCopy> pending_ ABSL_GUARDED_BY(mu_);
+  int64_t next_seq_ ABSL_GUARDED_BY(mu_) = 1;
 };
 
 }  // namespace test

@@ -64,6 +64,11 @@ Tensor::Tensor(DataType dtype, const TensorShape& shape) {
 absl::StatusOr<Tensor> Tensor::Allocate(DataType dtype, const TensorShape& shape,
                                         Device* device) {
   if (device == nullptr) device = HostDevice();
+  return AllocateFrom(device->allocator(), dtype, shape, device);
+}
+
+absl::StatusOr<Tensor> Tensor::AllocateFrom(Allocator* allocator, DataType dtype,
+                                            const TensorShape& shape, Device* device) {
   if (!IsStorableType(dtype)) {
     return InvalidArgument("cannot allocate a tensor of dtype ", DataTypeName(dtype));
   }
@@ -72,13 +77,13 @@ absl::StatusOr<Tensor> Tensor::Allocate(DataType dtype, const TensorShape& shape
                            device->name());
   }
   const size_t bytes = static_cast<size_t>(shape.num_elements()) * ElementBytes(dtype);
-  void* data = device->allocator()->Allocate(bytes);
+  void* data = allocator->Allocate(bytes);
   if (data == nullptr) {
     return ResourceExhausted("out of memory allocating ", bytes, " bytes for a ",
                              DataTypeName(dtype), " tensor of shape ",
                              shape.DebugString(), " on ", device->name());
   }
-  auto buffer = std::make_shared<TensorBuffer>(device->allocator(), data, bytes);
+  auto buffer = std::make_shared<TensorBuffer>(allocator, data, bytes);
   if (dtype == DT_STRING) {
     auto* strings = static_cast<std::string*>(data);
     for (int64_t i = 0; i < shape.num_elements(); ++i) new (&strings[i]) std::string();
@@ -170,6 +175,26 @@ absl::StatusOr<Tensor> Tensor::CopyTo(Device* device) const {
     TFD_ASSIGN_OR_RETURN(Tensor host, CopyTo(HostDevice()));
     TFD_RETURN_IF_ERROR(device->CopyHostToDevice(host.unchecked_raw_data(), to, n));
   }
+  return out;
+}
+
+absl::StatusOr<Tensor> Tensor::CopyToAsync(Device* device,
+                                           std::shared_ptr<DeviceFence>* ready) const {
+  ready->reset();
+  if (!defined()) return InvalidArgument("cannot copy an undefined tensor");
+  if (device == nullptr) return InvalidArgument("CopyToAsync: no device given");
+  if (!device_->host_memory()) {
+    return InvalidArgument("CopyToAsync copies host tensors; this one is on ", device_->name());
+  }
+  if (device->host_memory()) return CopyTo(device);
+  if (dtype_ == DT_STRING) {
+    return InvalidArgument("string tensors live in host memory, not on ", device->name());
+  }
+  TFD_ASSIGN_OR_RETURN(Tensor out, AllocateFrom(device->async_copy_allocator(), dtype_, shape_,
+                                                device));
+  const size_t n = TotalBytes();
+  if (n == 0) return out;
+  TFD_ASSIGN_OR_RETURN(*ready, device->CopyHostToDeviceAsync(raw_data(), out.raw_data(), n));
   return out;
 }
 

@@ -141,6 +141,15 @@ class Tensor {
   absl::StatusOr<Tensor> Reshaped(const TensorShape& shape) const;
   // A deep copy on `device` (this tensor's device when null).
   absl::StatusOr<Tensor> CopyTo(Device* device = nullptr) const;
+  // A copy of this host tensor on `device` made beside the device's
+  // computation (Device::CopyHostToDeviceAsync), in memory from
+  // device->async_copy_allocator(). Computation on `device` must wait for
+  // `*ready` (Device::WaitForFence) before reading the result; null when the
+  // copy is done already (host-memory devices, empty tensors, devices
+  // without a copy queue). This tensor may be dropped at once.
+  // INVALID_ARGUMENT for a tensor outside host memory or a string tensor
+  // bound for a device outside host memory.
+  absl::StatusOr<Tensor> CopyToAsync(Device* device, std::shared_ptr<DeviceFence>* ready) const;
 
   bool SharesBufferWith(const Tensor& other) const {
     return buffer_ != nullptr && buffer_ == other.buffer_;
@@ -155,6 +164,9 @@ class Tensor {
  private:
   Tensor(DataType dtype, const TensorShape& shape,
          std::shared_ptr<TensorBuffer> buffer, size_t offset, Device* device);
+  // Allocate, with memory from `allocator` (one of `device`'s).
+  static absl::StatusOr<Tensor> AllocateFrom(Allocator* allocator, DataType dtype,
+                                             const TensorShape& shape, Device* device);
 
   // For copies and fills, which hand device pointers to the Device.
   void* unchecked_raw_data() const {

@@ -146,6 +146,8 @@ absl::StatusOr<data::DistributedDatasetPtr> Model::Distribute(
   data::DistributeOptions options;
   options.num_workers = s.num_workers();
   options.worker_index = s.worker_rank();
+  // Batches for GPU replicas are copied to them ahead of each step.
+  options.input_options.replica_devices = s.replica_devices();
   return data::DistributeDataset(dataset, replicas, options);
 }
 

@@ -51,6 +51,11 @@ absl::StatusOr<data::DistributedDatasetPtr> CustomTrainingLoop::DistributeDatase
   data::DistributeOptions options;
   options.num_workers = strategy_->num_workers();
   options.worker_index = strategy_->worker_rank();
+  // Batches for GPU replicas are copied to them ahead of each step.
+  const std::vector<Device*> devices = strategy_->replica_devices();
+  if (static_cast<int>(devices.size()) == strategy_->num_local_replicas()) {
+    options.input_options.replica_devices = devices;
+  }
   return data::DistributeDataset(std::move(dataset), strategy_->num_replicas_in_sync(), options);
 }
 

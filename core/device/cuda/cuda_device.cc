@@ -1,24 +1,42 @@
 // Note [One stream per device]
-// All work for a GPU goes on one stream. That gives the semantics eager
-// TensorFlow has on one GPU: ops run in issue order, so a kernel always
-// sees its inputs written, and freeing a tensor whose readers are merely
-// queued is safe, because whoever gets its memory next is queued behind
-// them on the same stream (the caching allocator never moves blocks
-// between streams). Overlap of copies and compute, which needs more
-// streams and events between them, is left for when a profile asks.
+// All computation for a GPU goes on one stream. That gives the semantics
+// eager TensorFlow has on one GPU: ops run in issue order, so a kernel
+// always sees its inputs written, and freeing a tensor whose readers are
+// merely queued is safe, because whoever gets its memory next is queued
+// behind them on the same stream (the caching allocator never moves
+// blocks between streams).
 //
-// Host->device copies synchronize before returning: the source may be
-// pinned memory that the caller reuses at once, and Execute copies inputs
-// just before the kernel that reads them, so there is little to overlap.
+// Host->device copies go on that stream too, and do not wait for it: the
+// source is copied into a pinned block (or read in place when it is one),
+// the DMA is queued, and the block is reused only once an event recorded
+// after the DMA has completed (PinnedHostPool). A host input of an op
+// (a batch, a learning rate, a step counter) therefore no longer drains
+// the whole queue, which used to leave the GPU idle once per copy.
+// Device->host copies still wait: the caller reads the bytes.
+//
+// Note [The copy stream]
+// The input pipeline's prefetch (PrefetchToDevice, distributed input on
+// GPU replicas) copies on a second stream so that the copies run while
+// kernels do. Its ordering is explicit: the copy records an event (the
+// fence), and the compute stream waits for it when the element is handed
+// to the consumer (cudaStreamWaitEvent: the device waits, not the host).
+// The buffers it fills belong to the copy stream in the caching allocator
+// and are handed back to it only after an event on the compute stream,
+// recorded when the buffer is freed, has completed (CrossStreamAllocator),
+// so the next copy never overwrites what a kernel still reads.
 #include "core/device/cuda/cuda_device.h"
 
 #include <array>
+#include <cstring>
 #include <map>
-#include <utility>
 #include <mutex>
+#include <utility>
 
 #include "absl/strings/str_format.h"
+#include "core/device/cuda/cuda_event.h"
+#include "core/device/cuda/cuda_event_backend.h"
 #include "core/device/cuda/cuda_status.h"
+#include "core/device/cuda/pinned_host_memory.h"
 #include "core/device/device_registry.h"
 #include "core/framework/status.h"
 
@@ -60,6 +78,13 @@ DeviceTable& Table() {
   return *table;
 }
 
+// The ready marker of a copy on a GPU's copy stream.
+struct CudaFence : DeviceFence {
+  CudaFence(int ordinal, CudaEvent event) : ordinal(ordinal), event(std::move(event)) {}
+  const int ordinal;  // The physical GPU.
+  CudaEvent event;
+};
+
 }  // namespace
 
 int CudaDevice::DeviceCount() {
@@ -70,16 +95,20 @@ int CudaDevice::DeviceCount() {
   return count;
 }
 
-CudaDevice::CudaDevice(int ordinal, cudaStream_t stream, cublasHandle_t cublas,
-                       std::string description)
+CudaDevice::CudaDevice(int ordinal, cudaStream_t stream, cudaStream_t copy_stream,
+                       cublasHandle_t cublas, std::string description)
     : Device(DeviceType::kGPU, ordinal),
       ordinal_(ordinal),
       physical_(this),
       stream_(stream),
+      copy_stream_(copy_stream),
       description_(std::move(description)),
       cache_(std::make_unique<CachingAllocator>(std::make_unique<CudaMemoryBackend>(ordinal),
                                                 absl::StrFormat("GPU:%d", ordinal))),
       allocator_(cache_.get(), stream),
+      copy_allocator_(std::make_unique<CrossStreamAllocator>(
+          cache_.get(), CudaEventBackend::Get(), StreamRef{ordinal, copy_stream},
+          StreamRef{ordinal, stream})),
       cublas_(cublas) {}
 
 CudaDevice::CudaDevice(int id, CudaDevice* physical)
@@ -87,6 +116,7 @@ CudaDevice::CudaDevice(int id, CudaDevice* physical)
       ordinal_(physical->ordinal()),
       physical_(physical),
       stream_(physical->stream()),
+      copy_stream_(physical->copy_stream()),
       description_(absl::StrFormat("logical GPU %d on %s", id, physical->description())),
       allocator_(physical->cache_.get(), physical->stream()),
       cublas_(nullptr) {}
@@ -99,21 +129,29 @@ absl::StatusOr<CudaDevice*> CudaDevice::Create(int ordinal) {
   cudaStream_t stream = nullptr;
   TFD_RETURN_IF_ERROR(
       TFD_CUDA_STATUS(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)));
+  cudaStream_t copy_stream = nullptr;
+  absl::Status s =
+      TFD_CUDA_STATUS(cudaStreamCreateWithFlags(&copy_stream, cudaStreamNonBlocking));
+  if (!s.ok()) {
+    cudaStreamDestroy(stream);
+    return s;
+  }
   cublasHandle_t cublas = nullptr;
-  absl::Status s = TFD_CUBLAS_STATUS(cublasCreate(&cublas));
+  s = TFD_CUBLAS_STATUS(cublasCreate(&cublas));
   if (s.ok()) s = TFD_CUBLAS_STATUS(cublasSetStream(cublas, stream));
   // Full float32 precision: TF32 tensor-core math would round inputs to a
   // 10-bit mantissa and break parity with the CPU kernels.
   if (s.ok()) s = TFD_CUBLAS_STATUS(cublasSetMathMode(cublas, CUBLAS_DEFAULT_MATH));
   if (!s.ok()) {
     if (cublas != nullptr) cublasDestroy(cublas);
+    cudaStreamDestroy(copy_stream);
     cudaStreamDestroy(stream);
     return s;
   }
   const std::string description = absl::StrFormat(
       "%s, compute capability %d.%d, %.1f GiB, %d SMs", prop.name, prop.major, prop.minor,
       prop.totalGlobalMem / static_cast<double>(1ull << 30), prop.multiProcessorCount);
-  return new CudaDevice(ordinal, stream, cublas, description);
+  return new CudaDevice(ordinal, stream, copy_stream, cublas, description);
 }
 
 absl::StatusOr<CudaDevice*> CudaDevice::Get(int ordinal) {
@@ -158,12 +196,61 @@ absl::Status CudaDevice::WithCublas(const std::function<absl::Status(cublasHandl
   return fn(cublas_);
 }
 
+absl::Status CudaDevice::QueueHostToDevice(const void* src, void* dst, size_t n,
+                                           cudaStream_t stream) {
+  PinnedHostPool& pinned = PinnedHostMemory();
+  const StreamRef on{ordinal_, stream};
+  if (pinned.Contains(src, n)) {
+    // Already pinned and the pool's: read in place; the pool keeps its
+    // block from being reused until this copy ran.
+    TFD_RETURN_IF_ERROR(
+        TFD_CUDA_STATUS(cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, stream)));
+    return pinned.RecordStream(src, on);
+  }
+  absl::StatusOr<void*> staging = pinned.Allocate(n);
+  if (!staging.ok()) {
+    if (!absl::IsResourceExhausted(staging.status())) return staging.status();
+    // No pinned memory to be had: copy from pageable memory and wait, as
+    // the caller may reuse `src` as soon as this returns.
+    TFD_RETURN_IF_ERROR(
+        TFD_CUDA_STATUS(cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, stream)));
+    return TFD_CUDA_STATUS(cudaStreamSynchronize(stream));
+  }
+  std::memcpy(*staging, src, n);
+  absl::Status s =
+      TFD_CUDA_STATUS(cudaMemcpyAsync(dst, *staging, n, cudaMemcpyHostToDevice, stream));
+  // Without a queued copy there is no stream to wait for: freed at once.
+  if (s.ok()) s = pinned.RecordStream(*staging, on);
+  absl::Status freed = pinned.Free(*staging);
+  return s.ok() ? freed : s;
+}
+
 absl::Status CudaDevice::CopyHostToDevice(const void* src, void* dst, size_t n) {
   if (n == 0) return absl::OkStatus();
   TFD_RETURN_IF_ERROR(Activate());
-  TFD_RETURN_IF_ERROR(
-      TFD_CUDA_STATUS(cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, stream_)));
-  return TFD_CUDA_STATUS(cudaStreamSynchronize(stream_));
+  return QueueHostToDevice(src, dst, n, stream_);
+}
+
+Allocator* CudaDevice::async_copy_allocator() { return physical_->copy_allocator_.get(); }
+
+absl::StatusOr<std::shared_ptr<DeviceFence>> CudaDevice::CopyHostToDeviceAsync(const void* src,
+                                                                             void* dst, size_t n) {
+  if (n == 0) return std::shared_ptr<DeviceFence>();
+  TFD_RETURN_IF_ERROR(Activate());
+  TFD_RETURN_IF_ERROR(QueueHostToDevice(src, dst, n, copy_stream_));
+  TFD_ASSIGN_OR_RETURN(CudaEvent done, CudaEvent::Create(ordinal_));
+  TFD_RETURN_IF_ERROR(done.Record(copy_stream_));
+  return std::shared_ptr<DeviceFence>(std::make_shared<CudaFence>(ordinal_, std::move(done)));
+}
+
+absl::Status CudaDevice::WaitForFence(const DeviceFence* fence) {
+  if (fence == nullptr) return absl::OkStatus();
+  auto* cuda = dynamic_cast<const CudaFence*>(fence);
+  if (cuda == nullptr || cuda->ordinal != ordinal_) {
+    return InvalidArgument(name(), ": cannot wait for a fence made by another device");
+  }
+  TFD_RETURN_IF_ERROR(Activate());
+  return cuda->event.MakeStreamWait(stream_);
 }
 
 absl::Status CudaDevice::CopyDeviceToHost(const void* src, void* dst, size_t n) {
@@ -188,6 +275,7 @@ absl::Status CudaDevice::Memset(void* dst, int value, size_t n) {
 
 absl::Status CudaDevice::Synchronize() {
   TFD_RETURN_IF_ERROR(Activate());
+  TFD_RETURN_IF_ERROR(TFD_CUDA_STATUS(cudaStreamSynchronize(copy_stream_)));
   return TFD_CUDA_STATUS(cudaStreamSynchronize(stream_));
 }
 

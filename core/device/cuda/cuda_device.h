@@ -6,7 +6,10 @@
 //   and a tensor's memory can be reused as soon as its last user is queued
 //   (Note [One stream per device] in the .cc);
 // - a CachingAllocator whose blocks belong to that stream;
-// - a cuBLAS handle bound to that stream.
+// - a cuBLAS handle bound to that stream;
+// - a copy stream for the input pipeline's prefetch
+//   (CopyHostToDeviceAsync), whose buffers come from a
+//   CrossStreamAllocator (Note [The copy stream] in the .cc).
 //
 // Devices are created on first use by Get() and live for the process (as
 // tensors hold raw Device pointers). Linking this library (alwayslink)
@@ -21,9 +24,12 @@
 // so that a MirroredStrategy can run several replicas on one GPU; they
 // are not listed in the device registry (as CPU logical devices are not).
 //
-// Host<->device copies return when the data has arrived (they synchronize
-// the stream); device->device copies and memsets are only queued.
-// Synchronize() waits for everything queued.
+// Host->device copies are staged in pinned memory (pinned_host_memory.h)
+// and only queued: they return once the source may be reused, without
+// waiting for the stream. Device->host copies return when the data has
+// arrived (they synchronize the stream); device->device copies and
+// memsets are only queued. Synchronize() waits for everything queued on
+// both streams.
 //
 // Thread safety: all methods may be called from any thread. Kernels run
 // their launches after Activate(), which makes the device current on the
@@ -47,6 +53,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "core/device/cuda/caching_allocator.h"
+#include "core/device/cuda/cross_stream_allocator.h"
 #include "core/framework/device.h"
 
 namespace tfd {
@@ -94,18 +101,39 @@ class CudaDevice final : public Device {
   absl::Status Memset(void* dst, int value, size_t n) override;
   absl::Status Synchronize() override;
 
+  // The copy stream's buffers, reused only after the compute stream's
+  // readers are done (CrossStreamAllocator).
+  Allocator* async_copy_allocator() override;
+  // Stages `src` in pinned memory, queues the copy on copy_stream() and
+  // returns a fence holding an event recorded after it.
+  absl::StatusOr<std::shared_ptr<DeviceFence>> CopyHostToDeviceAsync(const void* src, void* dst,
+                                                                   size_t n) override;
+  // cudaStreamWaitEvent(stream(), fence's event): no host wait.
+  // INVALID_ARGUMENT for a fence another GPU (or device) made.
+  absl::Status WaitForFence(const DeviceFence* fence) override;
+  // The stream prefetch copies are queued on (shared by logical devices).
+  cudaStream_t copy_stream() const { return copy_stream_; }
+
  private:
-  CudaDevice(int ordinal, cudaStream_t stream, cublasHandle_t cublas, std::string description);
+  CudaDevice(int ordinal, cudaStream_t stream, cudaStream_t copy_stream, cublasHandle_t cublas,
+             std::string description);
   // Logical device `id` over `physical`.
   CudaDevice(int id, CudaDevice* physical);
   static absl::StatusOr<CudaDevice*> Create(int ordinal);
+  // Queues a host->device copy on `stream` through a pinned block (or from
+  // `src` itself when it is pinned memory of the pool); returns once `src`
+  // may be reused.
+  absl::Status QueueHostToDevice(const void* src, void* dst, size_t n, cudaStream_t stream);
 
   const int ordinal_;
   CudaDevice* const physical_;  // this, for a physical device.
   const cudaStream_t stream_;
+  const cudaStream_t copy_stream_;
   const std::string description_;
   std::unique_ptr<CachingAllocator> cache_;  // Null on logical devices.
   StreamAllocator allocator_;
+  // Null on logical devices, which use the physical device's.
+  std::unique_ptr<CrossStreamAllocator> copy_allocator_;
   absl::Mutex cublas_mu_;
   const cublasHandle_t cublas_ ABSL_GUARDED_BY(cublas_mu_);
 };

@@ -2,16 +2,18 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdio>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "core/device/cuda/cuda_event_backend.h"
 #include "core/device/cuda/cuda_status.h"
 #include "core/framework/status.h"
 
 namespace tfd {
 namespace {
 
-// Host segments from cudaHostAlloc, portable to every GPU's context.
+// Host blocks from cudaHostAlloc, portable to every GPU's context.
 class PinnedMemoryBackend : public DeviceMemoryBackend {
  public:
   absl::StatusOr<void*> Malloc(size_t bytes) override {
@@ -28,24 +30,24 @@ class PinnedMemoryBackend : public DeviceMemoryBackend {
   absl::Status Free(void* ptr, size_t) override { return TFD_CUDA_STATUS(cudaFreeHost(ptr)); }
 };
 
-// Host memory is not ordered by any stream; one key serves every user.
-const int kHostStream = 0;
-
 }  // namespace
 
-CachingAllocator& PinnedHostAllocator() {
-  static CachingAllocator* cache =
-      new CachingAllocator(std::make_unique<PinnedMemoryBackend>(), "pinned_host");
-  return *cache;
+PinnedHostPool& PinnedHostMemory() {
+  static PinnedHostPool* pool = new PinnedHostPool(
+      std::make_unique<PinnedMemoryBackend>(), std::make_unique<CudaEventBackend>(), "pinned_host");
+  return *pool;
 }
 
 absl::StatusOr<Tensor> PinnedHostTensor(DataType dtype, const TensorShape& shape) {
   const size_t bytes = static_cast<size_t>(shape.num_elements()) * DataTypeSize(dtype);
-  TFD_ASSIGN_OR_RETURN(void* data, PinnedHostAllocator().Allocate(bytes, &kHostStream));
-  absl::StatusOr<Tensor> t = Tensor::Wrap(dtype, shape, data, bytes, [](void* p, size_t) {
-    PinnedHostAllocator().Free(p);
-  });
-  if (!t.ok()) PinnedHostAllocator().Free(data);
+  TFD_ASSIGN_OR_RETURN(void* data, PinnedHostMemory().Allocate(bytes));
+  auto release = [](void* p, size_t) {
+    // A release has no caller to report to; the block is then never reused.
+    absl::Status s = PinnedHostMemory().Free(p);
+    if (!s.ok()) std::fprintf(stderr, "tfd: pinned host tensor: %s\n", s.ToString().c_str());
+  };
+  absl::StatusOr<Tensor> t = Tensor::Wrap(dtype, shape, data, bytes, release);
+  if (!t.ok()) PinnedHostMemory().Free(data).IgnoreError();
   return t;
 }
 

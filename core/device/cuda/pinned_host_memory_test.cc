@@ -41,13 +41,13 @@ TEST(PinnedHostMemoryTest, TensorsArePinnedAndRoundTrip) {
 TEST(PinnedHostMemoryTest, ASteadyLoopIsServedFromTheCache) {
   TFD_SKIP_WITHOUT_CUDA_DEVICE();
   { ASSERT_TRUE(PinnedHostTensor(DT_FLOAT, {1024}).ok()); }
-  const int64_t device_allocs = PinnedHostAllocator().Stats().num_device_allocs;
+  const int64_t device_allocs = PinnedHostMemory().Stats().num_device_allocs;
   for (int i = 0; i < 100; ++i) {
     absl::StatusOr<Tensor> t = PinnedHostTensor(DT_FLOAT, {1024});
     ASSERT_TRUE(t.ok()) << t.status();
   }
-  EXPECT_EQ(PinnedHostAllocator().Stats().num_device_allocs, device_allocs);
-  EXPECT_EQ(PinnedHostAllocator().Stats().allocated_bytes, 0);
+  EXPECT_EQ(PinnedHostMemory().Stats().num_device_allocs, device_allocs);
+  EXPECT_EQ(PinnedHostMemory().Stats().allocated_bytes, 0);
 }
 
 }  // namespace
