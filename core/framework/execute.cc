@@ -128,6 +128,7 @@ absl::Status CheckAttrs(const OpDef& op, AttrMap* attrs) {
 absl::StatusOr<std::vector<DataType>> OutputDtypes(const OpDef& op, const AttrMap& attrs,
                                                    int* num_outputs) {
   std::vector<DataType> dtypes;
+  dtypes.reserve(op.outputs.size());
   for (const ArgDef& arg : op.outputs) {
     int count = 1;
     if (!arg.number_attr.empty()) {
