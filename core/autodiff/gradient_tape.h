@@ -26,6 +26,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/framework/execute.h"
@@ -112,13 +113,15 @@ class GradientTape : public ExecutionObserver {
  private:
   // One recorded op; op == null records a variable read (identity from the
   // variable's handle id to the snapshot's id).
+  // Inline room for two inputs and outputs: most ops have no more, and
+  // recording one then allocates nothing but its attrs.
   struct Entry {
     const OpDef* op;
     AttrMap attrs;
-    std::vector<Tensor> inputs;
-    std::vector<Tensor> outputs;
-    std::vector<uint64_t> input_ids;
-    std::vector<uint64_t> output_ids;
+    absl::InlinedVector<Tensor, 2> inputs;
+    absl::InlinedVector<Tensor, 2> outputs;
+    absl::InlinedVector<uint64_t, 2> input_ids;
+    absl::InlinedVector<uint64_t, 2> output_ids;
   };
 
   absl::StatusOr<std::vector<Tensor>> GradientByIds(

@@ -38,8 +38,18 @@ std::string AttrValueDebugString(const AttrValue& value) {
   return std::visit(Printer{}, value);
 }
 
+AttrMap& AttrMap::SetValue(absl::string_view name, AttrValue value) {
+  auto it = values_.lower_bound(name);
+  if (it != values_.end() && it->first == name) {
+    it->second = std::move(value);
+  } else {
+    values_.emplace_hint(it, std::string(name), std::move(value));
+  }
+  return *this;
+}
+
 const AttrValue* AttrMap::Find(absl::string_view name) const {
-  auto it = values_.find(std::string(name));
+  auto it = values_.find(name);
   return it == values_.end() ? nullptr : &it->second;
 }
 

@@ -6,6 +6,7 @@
 #define TFD_CORE_FRAMEWORK_ATTR_VALUE_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <variant>
@@ -65,12 +66,9 @@ class AttrMap {
     return SetValue(name, std::move(value));
   }
   AttrMap& Set(absl::string_view name, Tensor value) { return SetValue(name, std::move(value)); }
-  AttrMap& SetValue(absl::string_view name, AttrValue value) {
-    values_[std::string(name)] = std::move(value);
-    return *this;
-  }
+  AttrMap& SetValue(absl::string_view name, AttrValue value);
 
-  bool Has(absl::string_view name) const { return values_.count(std::string(name)) > 0; }
+  bool Has(absl::string_view name) const { return values_.find(name) != values_.end(); }
   const AttrValue* Find(absl::string_view name) const;
 
   // The value of `name` as T; INVALID_ARGUMENT naming the attr when it is
@@ -84,12 +82,14 @@ class AttrMap {
                            ", not the expected type");
   }
 
-  const std::map<std::string, AttrValue>& values() const { return values_; }
+  // Ordered by name; std::less<> so that lookups by string_view build no
+  // string (Execute looks attrs up on every op).
+  const std::map<std::string, AttrValue, std::less<>>& values() const { return values_; }
   // "{padding=SAME, strides=[1,1,1,1]}"
   std::string DebugString() const;
 
  private:
-  std::map<std::string, AttrValue> values_;
+  std::map<std::string, AttrValue, std::less<>> values_;
 };
 
 }  // namespace tfd

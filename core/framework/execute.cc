@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_join.h"
 #include "core/framework/device_access.h"
 #include "core/framework/kernel.h"
@@ -13,6 +14,10 @@ namespace {
 
 thread_local std::vector<ExecutionObserver*> observers;
 
+// The ArgDef each input binds to. Inline: an op call allocates no memory
+// it can avoid (Execute runs for every op).
+using ArgOfInput = absl::InlinedVector<const ArgDef*, 8>;
+
 bool AttrMatchesType(const AttrValue& v, const std::string& type) {
   return type == AttrTypeName(v);
 }
@@ -20,7 +25,7 @@ bool AttrMatchesType(const AttrValue& v, const std::string& type) {
 // Binds inputs to the OpDef's argument list: sets number attrs (N) and type
 // attrs (T) from the inputs, checks fixed dtypes and consistency.
 absl::Status BindInputs(const OpDef& op, absl::Span<const Tensor> inputs, AttrMap* attrs,
-                        std::vector<const ArgDef*>* arg_of_input) {
+                        ArgOfInput* arg_of_input) {
   // Count how many inputs the list arguments take.
   int fixed_args = 0;
   int list_args = 0;
@@ -110,6 +115,9 @@ absl::Status CheckAttrs(const OpDef& op, AttrMap* attrs) {
       }
     }
   }
+  // Every AttrDef now has a value, so the names match the defs exactly
+  // when the counts do; only a larger map holds an unknown name.
+  if (attrs->values().size() == op.attrs.size()) return absl::OkStatus();
   for (const auto& [name, value] : attrs->values()) {
     if (op.FindAttr(name) == nullptr) {
       return InvalidArgument(op.name, ": unknown attr '", name, "'");
@@ -121,6 +129,7 @@ absl::Status CheckAttrs(const OpDef& op, AttrMap* attrs) {
 absl::StatusOr<std::vector<DataType>> OutputDtypes(const OpDef& op, const AttrMap& attrs,
                                                    int* num_outputs) {
   std::vector<DataType> dtypes;
+  dtypes.reserve(op.outputs.size());
   for (const ArgDef& arg : op.outputs) {
     int count = 1;
     if (!arg.number_attr.empty()) {
@@ -145,16 +154,8 @@ absl::StatusOr<std::vector<DataType>> OutputDtypes(const OpDef& op, const AttrMa
 // The shape function's half of InferCall, on inputs already bound.
 absl::StatusOr<InferredCall> InferShapes(const OpDef& op, absl::Span<const Tensor> inputs,
                                          const AttrMap& attrs) {
-  std::vector<TensorShape> shapes;
-  std::vector<DataType> dtypes;
-  std::vector<const Tensor*> values;
-  for (const Tensor& t : inputs) {
-    shapes.push_back(t.shape());
-    dtypes.push_back(t.dtype());
-    // Values are only readable here when they are in host memory.
-    values.push_back(t.device()->host_memory() ? &t : nullptr);
-  }
-  ShapeContext ctx(op.name, std::move(shapes), std::move(dtypes), std::move(values), &attrs);
+  // Values are only readable here when they are in host memory.
+  ShapeContext ctx(op.name, inputs, &attrs);
   InferredCall call;
   TFD_ASSIGN_OR_RETURN(call.shapes, op.shape_fn(ctx));
   int num_outputs = 0;
@@ -179,7 +180,7 @@ const std::vector<ExecutionObserver*>& CurrentObservers() { return observers; }
 
 absl::StatusOr<InferredCall> InferCall(const OpDef& op, absl::Span<const Tensor> inputs,
                                        AttrMap* attrs) {
-  std::vector<const ArgDef*> arg_of_input;
+  ArgOfInput arg_of_input;
   TFD_RETURN_IF_ERROR(BindInputs(op, inputs, attrs, &arg_of_input));
   TFD_RETURN_IF_ERROR(CheckAttrs(op, attrs));
   return InferShapes(op, inputs, *attrs);
@@ -193,7 +194,7 @@ absl::StatusOr<std::vector<Tensor>> Execute(absl::string_view op_name,
   // Binding needs no device; the kernel's dtype it yields is what soft
   // placement asks about.
   AttrMap attrs = given_attrs;
-  std::vector<const ArgDef*> arg_of_input;
+  ArgOfInput arg_of_input;
   TFD_RETURN_IF_ERROR(BindInputs(*op, inputs, &attrs, &arg_of_input));
   TFD_RETURN_IF_ERROR(CheckAttrs(*op, &attrs));
   DataType kernel_dtype = DT_INVALID;
@@ -204,22 +205,30 @@ absl::StatusOr<std::vector<Tensor>> Execute(absl::string_view op_name,
 
   // Inputs in another memory space are copied over: to the device for
   // ordinary inputs, to the host for host-memory ones (shapes, axes).
-  std::vector<Tensor> placed(inputs.begin(), inputs.end());
-  for (size_t i = 0; i < placed.size(); ++i) {
-    Tensor& t = placed[i];
+  // `placed` is filled only when some input moves; otherwise the kernel
+  // reads the caller's tensors.
+  std::vector<Tensor> placed;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = inputs[i];
     const bool want_host = arg_of_input[i]->host_memory || device->host_memory();
+    Device* to = nullptr;
     if (want_host && !t.device()->host_memory()) {
-      TFD_ASSIGN_OR_RETURN(t, t.CopyTo(HostDevice()));
+      to = HostDevice();
     } else if (!want_host && t.device() != device) {
-      TFD_ASSIGN_OR_RETURN(t, t.CopyTo(device));
+      to = device;
     }
+    if (to == nullptr) continue;
+    if (placed.empty()) placed.assign(inputs.begin(), inputs.end());
+    TFD_ASSIGN_OR_RETURN(placed[i], t.CopyTo(to));
   }
+  const absl::Span<const Tensor> kernel_inputs =
+      placed.empty() ? inputs : absl::Span<const Tensor>(placed);
 
-  TFD_ASSIGN_OR_RETURN(InferredCall inferred, InferShapes(*op, placed, attrs));
+  TFD_ASSIGN_OR_RETURN(InferredCall inferred, InferShapes(*op, kernel_inputs, attrs));
   TFD_ASSIGN_OR_RETURN(const KernelFn* kernel,
                        LookupKernel(op->name, device->type(), kernel_dtype));
 
-  KernelContext ctx(op, placed, &attrs, device, std::move(inferred.shapes),
+  KernelContext ctx(op, kernel_inputs, &attrs, device, std::move(inferred.shapes),
                     std::move(inferred.dtypes));
   {
     TFD_DEVICE_ACCESS_SCOPE(device);  // Note [Device reads]
@@ -230,7 +239,8 @@ absl::StatusOr<std::vector<Tensor>> Execute(absl::string_view op_name,
   if (!observers.empty()) {
     // Copy the list: an observer may remove itself while notified.
     // Observers see the caller's tensors (their ids), not placement copies.
-    const std::vector<ExecutionObserver*> current = observers;
+    const absl::InlinedVector<ExecutionObserver*, 4> current(observers.begin(),
+                                                             observers.end());
     const OpCall call{op, attrs, inputs, outputs, device};
     for (auto it = current.rbegin(); it != current.rend(); ++it) (*it)->OnExecute(call);
   }

@@ -1,5 +1,7 @@
 #include "core/framework/kernel.h"
 
+#include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -16,6 +18,9 @@ using KernelKey = std::tuple<std::string, DeviceType, DataType>;
 struct KernelRegistry {
   absl::Mutex mu;
   std::map<KernelKey, KernelFn> kernels ABSL_GUARDED_BY(mu);
+  // Bumped by every registration: a lookup cached before it may now have
+  // a better answer (a dtype-specific kernel over the any-dtype one).
+  std::atomic<uint64_t> generation{0};
 };
 
 KernelRegistry& Registry() {
@@ -83,16 +88,47 @@ KernelRegistrar::KernelRegistrar(const char* op, DeviceType device, DataType dty
                  DeviceTypeName(device), DataTypeName(dtype).c_str());
     std::abort();
   }
+  r.generation.fetch_add(1, std::memory_order_release);
 }
 
+// A per-thread cache of found kernels, as for ops (Note [Op lookup cache]
+// in op_def.cc): keyed by the name's address and length, confirmed by the
+// name, and dropped when a registration happened since (the generation).
+// Registered kernels are never removed, so a cached pointer stays valid.
 absl::StatusOr<const KernelFn*> LookupKernel(absl::string_view op, DeviceType device,
                                             DataType dtype) {
+  struct Slot {
+    const char* data = nullptr;
+    size_t size = 0;
+    DeviceType device = DeviceType::kCPU;
+    DataType dtype = DT_INVALID;
+    uint64_t generation = 0;
+    const std::string* name = nullptr;  // The registry's key.
+    const KernelFn* fn = nullptr;
+  };
+  constexpr size_t kSlots = 64;
+  thread_local Slot cache[kSlots];
   KernelRegistry& r = Registry();
+  const uint64_t generation = r.generation.load(std::memory_order_acquire);
+  const uintptr_t address = reinterpret_cast<uintptr_t>(op.data());
+  Slot& slot = cache[(address ^ (address >> 6) ^ (static_cast<size_t>(device) << 5) ^
+                      static_cast<size_t>(dtype)) %
+                     kSlots];
+  if (slot.fn != nullptr && slot.data == op.data() && slot.size == op.size() &&
+      slot.device == device && slot.dtype == dtype && slot.generation == generation &&
+      *slot.name == op) {
+    return slot.fn;
+  }
+
   absl::MutexLock lock(&r.mu);
   const std::string name(op);
   auto it = r.kernels.find(KernelKey(name, device, dtype));
   if (it == r.kernels.end()) it = r.kernels.find(KernelKey(name, device, DT_INVALID));
-  if (it != r.kernels.end()) return &it->second;
+  if (it != r.kernels.end()) {
+    slot = Slot{op.data(), op.size(), device, dtype, generation, &std::get<0>(it->first),
+                &it->second};
+    return &it->second;
+  }
   std::vector<std::string> have;
   for (const auto& [key, fn] : r.kernels) {
     if (std::get<0>(key) == name) {

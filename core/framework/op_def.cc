@@ -1,6 +1,7 @@
 #include "core/framework/op_def.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -135,16 +136,50 @@ OpRegistrar::OpRegistrar(const OpDefBuilder& builder) {
                  def->name.c_str());
     std::abort();
   }
+  // Execute relies on attr names being unique: once every AttrDef has a
+  // value, a call's attrs are all known exactly when the counts agree.
+  for (size_t i = 0; i < def->attrs.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (def->attrs[i].name == def->attrs[j].name) {
+        std::fprintf(stderr, "tfd: op '%s' declares attr '%s' twice\n", def->name.c_str(),
+                     def->attrs[i].name.c_str());
+        std::abort();
+      }
+    }
+  }
   std::string name = def->name;
   r.ops.emplace(std::move(name), std::move(def));
 }
 
+// Note [Op lookup cache]. Execute looks its op up by name on every call,
+// and the registry is a map behind a mutex (a library loaded late still
+// registers while other threads run ops). Callers almost always pass the
+// same string each time (a literal, an OpDef's own name), so a small
+// per-thread cache keyed by the string's address and length answers the
+// repeats without the lock or the map. A hit is confirmed by comparing the
+// name itself, so a reused address never yields the wrong op; OpDefs are
+// never freed, so a cached pointer stays valid. Misses (and unknown names,
+// which are not cached) take the locked path.
 absl::StatusOr<const OpDef*> LookupOpDef(absl::string_view name) {
+  struct Slot {
+    const char* data = nullptr;
+    size_t size = 0;
+    const OpDef* op = nullptr;
+  };
+  constexpr size_t kSlots = 64;
+  thread_local Slot cache[kSlots];
+  const uintptr_t address = reinterpret_cast<uintptr_t>(name.data());
+  Slot& slot = cache[(address ^ (address >> 6) ^ name.size()) % kSlots];
+  if (slot.op != nullptr && slot.data == name.data() && slot.size == name.size() &&
+      slot.op->name == name) {
+    return slot.op;
+  }
   OpRegistry& r = Registry();
   absl::MutexLock lock(&r.mu);
   auto it = r.ops.find(name);
   if (it == r.ops.end()) return NotFound("no op named '", name, "' is registered");
-  return it->second.get();
+  slot = Slot{name.data(), name.size(), it->second.get()};
+  return slot.op;
 }
 
 std::vector<const OpDef*> AllOpDefs() {

@@ -24,6 +24,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "core/framework/attr_value.h"
 #include "core/framework/tensor.h"
 
@@ -52,40 +53,64 @@ struct AttrDef {
 // when executing eagerly; only for constants when tracing).
 class ShapeContext {
  public:
+  // Inputs given as shapes and dtypes, with the values that are known
+  // (null where not): what tracing has.
   ShapeContext(std::string op_name, std::vector<TensorShape> shapes,
                std::vector<DataType> dtypes, std::vector<const Tensor*> values,
                const AttrMap* attrs)
-      : op_name_(std::move(op_name)),
+      : owned_op_name_(std::move(op_name)),
+        op_name_(&owned_op_name_),
         shapes_(std::move(shapes)),
         dtypes_(std::move(dtypes)),
         values_(std::move(values)),
         attrs_(attrs) {}
+  // Inputs given as the tensors themselves, which outlive this context:
+  // what Execute has. Copies nothing, since it runs for every op. Values
+  // are known where the tensor is in host memory.
+  ShapeContext(const std::string& op_name, absl::Span<const Tensor> tensors,
+               const AttrMap* attrs)
+      : op_name_(&op_name), tensors_(tensors), from_tensors_(true), attrs_(attrs) {}
+  ShapeContext(const ShapeContext&) = delete;
+  ShapeContext& operator=(const ShapeContext&) = delete;
 
-  const std::string& op_name() const { return op_name_; }
-  int num_inputs() const { return static_cast<int>(shapes_.size()); }
-  const TensorShape& input_shape(int i) const { return shapes_[i]; }
-  DataType input_dtype(int i) const { return dtypes_[i]; }
+  const std::string& op_name() const { return *op_name_; }
+  int num_inputs() const {
+    return static_cast<int>(from_tensors_ ? tensors_.size() : shapes_.size());
+  }
+  const TensorShape& input_shape(int i) const {
+    return from_tensors_ ? tensors_[i].shape() : shapes_[i];
+  }
+  DataType input_dtype(int i) const {
+    return from_tensors_ ? tensors_[i].dtype() : dtypes_[i];
+  }
   // The input's value, or null when it is not known.
-  const Tensor* input_tensor(int i) const { return values_[i]; }
+  const Tensor* input_tensor(int i) const {
+    if (!from_tensors_) return values_[i];
+    const Tensor& t = tensors_[i];
+    return t.device()->host_memory() ? &t : nullptr;
+  }
   const AttrMap& attrs() const { return *attrs_; }
   template <typename T>
   absl::StatusOr<T> GetAttr(absl::string_view name) const {
     absl::StatusOr<T> v = attrs_->Get<T>(name);
-    if (!v.ok()) return InvalidArgument(op_name_, ": ", v.status().message());
+    if (!v.ok()) return InvalidArgument(*op_name_, ": ", v.status().message());
     return v;
   }
 
   // INVALID_ARGUMENT prefixed with the op's name: "Conv2D: input must be ...".
   template <typename... Args>
   absl::Status Error(const Args&... args) const {
-    return InvalidArgument(op_name_, ": ", args...);
+    return InvalidArgument(*op_name_, ": ", args...);
   }
 
  private:
-  std::string op_name_;
+  std::string owned_op_name_;
+  const std::string* op_name_;  // owned_op_name_ or the caller's.
   std::vector<TensorShape> shapes_;
   std::vector<DataType> dtypes_;
   std::vector<const Tensor*> values_;
+  absl::Span<const Tensor> tensors_;
+  bool from_tensors_ = false;
   const AttrMap* attrs_;
 };
 
