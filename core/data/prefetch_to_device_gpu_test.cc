@@ -30,16 +30,7 @@ DatasetPtr Batches(int64_t batches) {
   return *Batch(*ds, 256, /*drop_remainder=*/true);
 }
 
-class PrefetchToDeviceGpuTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    TFD_SKIP_WITHOUT_CUDA_DEVICE();
-    absl::StatusOr<CudaDevice*> d = CudaDevice::Get(0);
-    ASSERT_TRUE(d.ok()) << d.status();
-    gpu_ = *d;
-  }
-  CudaDevice* gpu_ = nullptr;
-};
+using PrefetchToDeviceGpuTest = test::GpuTest;
 
 TEST_F(PrefetchToDeviceGpuTest, ValuesEqualTheHostValues) {
   DatasetPtr host = Batches(12);

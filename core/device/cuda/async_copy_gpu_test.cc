@@ -16,15 +16,8 @@
 namespace tfd {
 namespace {
 
-class AsyncCopyGpuTest : public ::testing::Test {
+class AsyncCopyGpuTest : public test::GpuTest {
  protected:
-  void SetUp() override {
-    TFD_SKIP_WITHOUT_CUDA_DEVICE();
-    absl::StatusOr<CudaDevice*> d = CudaDevice::Get(0);
-    ASSERT_TRUE(d.ok()) << d.status();
-    gpu_ = *d;
-  }
-
   // `n` floats: a sawtooth of quarters plus `offset`.
   static std::vector<float> Pattern(int64_t n, float offset) {
     std::vector<float> v(n);
@@ -41,7 +34,6 @@ class AsyncCopyGpuTest : public ::testing::Test {
     }
   }
 
-  CudaDevice* gpu_ = nullptr;
 };
 
 TEST_F(AsyncCopyGpuTest, SourceOverwrittenAtOnceWithManyCopiesInFlight) {

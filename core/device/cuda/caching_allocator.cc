@@ -255,19 +255,22 @@ size_t CachingAllocator::AllocationSize(const void* ptr) const {
   return it == live_.end() ? 0 : it->second->size;
 }
 
-void* StreamAllocator::Allocate(size_t bytes) {
-  absl::StatusOr<void*> p = cache_->Allocate(bytes, stream_);
-  return p.ok() ? *p : nullptr;
-}
-
-AllocatorStats StreamAllocator::Stats() const {
-  const CachingAllocatorStats s = cache_->Stats();
+AllocatorStats ToAllocatorStats(const CachingAllocatorStats& s) {
   AllocatorStats out;
   out.num_allocs = s.num_allocs;
   out.bytes_in_use = s.allocated_bytes;
   out.peak_bytes_in_use = s.peak_allocated_bytes;
   out.bytes_reserved = s.reserved_bytes - s.allocated_bytes;
   return out;
+}
+
+void* StreamAllocator::Allocate(size_t bytes) {
+  absl::StatusOr<void*> p = cache_->Allocate(bytes, stream_);
+  return p.ok() ? *p : nullptr;
+}
+
+AllocatorStats StreamAllocator::Stats() const {
+  return ToAllocatorStats(cache_->Stats());
 }
 
 }  // namespace tfd

@@ -77,6 +77,10 @@ struct CachingAllocatorStats {
   int64_t num_ooms = 0;              // Allocate calls that failed.
 };
 
+// The same figures as the framework's AllocatorStats (reserved = cached
+// and not handed out), for the Allocator views over a CachingAllocator.
+AllocatorStats ToAllocatorStats(const CachingAllocatorStats& s);
+
 class CachingAllocator {
  public:
   static constexpr size_t kMinBlockSize = 512;         // Rounding quantum.

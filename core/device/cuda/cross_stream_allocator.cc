@@ -44,13 +44,7 @@ void CrossStreamAllocator::Deallocate(void* ptr, size_t bytes) {
 }
 
 AllocatorStats CrossStreamAllocator::Stats() const {
-  const CachingAllocatorStats s = cache_->Stats();
-  AllocatorStats out;
-  out.num_allocs = s.num_allocs;
-  out.bytes_in_use = s.allocated_bytes;
-  out.peak_bytes_in_use = s.peak_allocated_bytes;
-  out.bytes_reserved = s.reserved_bytes - s.allocated_bytes;
-  return out;
+  return ToAllocatorStats(cache_->Stats());
 }
 
 int64_t CrossStreamAllocator::waiting_blocks() const {

@@ -40,16 +40,7 @@ TEST(CudaDeviceTest, AsCudaDeviceRefusesTheHost) {
   EXPECT_NE(std::string(d.status().message()).find("/device:CPU:0"), std::string::npos);
 }
 
-class CudaDeviceGpuTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    TFD_SKIP_WITHOUT_CUDA_DEVICE();
-    absl::StatusOr<CudaDevice*> d = CudaDevice::Get(0);
-    ASSERT_TRUE(d.ok()) << d.status();
-    gpu_ = *d;
-  }
-  CudaDevice* gpu_ = nullptr;
-};
+using CudaDeviceGpuTest = test::GpuTest;
 
 TEST_F(CudaDeviceGpuTest, IsTheRegisteredGpuZero) {
   EXPECT_EQ(gpu_->name(), "/device:GPU:0");

@@ -16,4 +16,24 @@
     }                                                           \
   } while (0)
 
+namespace tfd {
+namespace test {
+
+// A fixture whose tests run on GPU:0 (gpu_) and skip, saying so, on a
+// machine without one.
+class GpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    TFD_SKIP_WITHOUT_CUDA_DEVICE();
+    absl::StatusOr<CudaDevice*> d = CudaDevice::Get(0);
+    ASSERT_TRUE(d.ok()) << d.status();
+    gpu_ = *d;
+  }
+
+  CudaDevice* gpu_ = nullptr;
+};
+
+}  // namespace test
+}  // namespace tfd
+
 #endif  // TFD_CORE_DEVICE_CUDA_CUDA_TEST_UTIL_H_

@@ -101,20 +101,6 @@ inline void ExpectGpuKernels(const std::vector<std::string>& ops,
   }
 }
 
-// A fixture whose tests run on GPU:0 (gpu_) and skip, saying so, on a
-// machine without one.
-class GpuTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    TFD_SKIP_WITHOUT_CUDA_DEVICE();
-    absl::StatusOr<CudaDevice*> d = CudaDevice::Get(0);
-    ASSERT_TRUE(d.ok()) << d.status();
-    gpu_ = *d;
-  }
-
-  CudaDevice* gpu_ = nullptr;
-};
-
 }  // namespace test
 }  // namespace tfd
 
