@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/framework/attr_value.h"
+#include "core/framework/device.h"
 #include "core/framework/execute.h"
 #include "core/framework/status.h"
 
@@ -116,6 +117,10 @@ absl::Status ApplyUpdateRule(const OptimizerConfig& rule, int64_t step, const Te
     return Internal("the update rule keeps ", NumSlots(rule), " slots, the variable has ",
                     slots.size());
   }
+  // The rule's ops update `value` and `slots` in place, so they must run
+  // where those live (a ps keeps them in host memory), never on a default
+  // GPU that would update copies.
+  DeviceScope where_the_values_are(value.device() != nullptr ? value.device() : HostDevice());
   TFD_RETURN_IF_ERROR(DecayWeight(rule, value));
   // The ops update their variable inputs in place (Note [Variables as
   // inputs] in training_ops.cc).
