@@ -157,10 +157,14 @@ TEST(LossScaleOverlapTest, OverlapChangesNoBitThroughSkippedAndGrowthSteps) {
       if (s.loss_scale < scale) {
         ++skipped;
         EXPECT_EQ(s.loss_scale, scale / 2) << "step " << step;
-        if (weights != nullptr) EXPECT_EQ(s.weights, *weights) << "step " << step;
+        if (weights != nullptr) {
+          EXPECT_EQ(s.weights, *weights) << "step " << step;
+        }
       } else {
         ++applied;
-        if (weights != nullptr) EXPECT_NE(s.weights, *weights) << "step " << step;
+        if (weights != nullptr) {
+          EXPECT_NE(s.weights, *weights) << "step " << step;
+        }
         if (s.loss_scale > scale) ++grown;
       }
       scale = s.loss_scale;

@@ -5,8 +5,8 @@
 // only, so it runs in every CUDA build, GPU or not. When a GPU kernel is
 // added or removed it fails; regenerate the list with
 //
-//   TFD_WRITE_GPU_KERNEL_LIST=$PWD/core/kernels/cuda/gpu_kernels.txt \
-//     bazel run --config=cuda //core/kernels/cuda:gpu_kernel_list_test
+//   export TFD_WRITE_GPU_KERNEL_LIST=$PWD/core/kernels/cuda/gpu_kernels.txt
+//   bazel run --config=cuda //core/kernels/cuda:gpu_kernel_list_test
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
