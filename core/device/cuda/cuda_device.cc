@@ -186,7 +186,17 @@ absl::StatusOr<std::vector<CudaDevice*>> CudaDevice::CreateLogical(int ordinal, 
   return devices;
 }
 
-absl::Status CudaDevice::Activate() const { return TFD_CUDA_STATUS(cudaSetDevice(ordinal_)); }
+absl::Status CudaDevice::Activate() const {
+  TFD_RETURN_IF_ERROR(TFD_CUDA_STATUS(cudaSetDevice(ordinal_)));
+  // Kernels check their launches with cudaGetLastError(), which returns
+  // whatever non-sticky error the thread's last failed runtime call left,
+  // ours or one inside cuBLAS, cuDNN or NCCL. Kernels activate their device
+  // before launching, so clearing it here keeps an old failure from being
+  // reported as the launch's. A sticky error (a faulted context) fails the
+  // next call again, so nothing real is lost.
+  (void)cudaGetLastError();
+  return absl::OkStatus();
+}
 
 absl::Status CudaDevice::WithCublas(const std::function<absl::Status(cublasHandle_t)>& fn) {
   // Logical devices share the physical device's handle (and its lock).

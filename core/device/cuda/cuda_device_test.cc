@@ -6,7 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "core/device/cuda/cuda_event.h"
+#include "core/device/cuda/cuda_event_backend.h"
 #include "core/device/cuda/cuda_test_util.h"
 #include "core/device/device_registry.h"
 #include "core/framework/tensor.h"
@@ -131,6 +134,49 @@ TEST_F(CudaDeviceGpuTest, EventsOrderAndTimeTheStream) {
   absl::StatusOr<bool> done = stop->IsDone();
   ASSERT_TRUE(done.ok());
   EXPECT_TRUE(*done);
+}
+
+// The stream runs a host function that sleeps, so an event recorded after
+// it is not ready when queried.
+void HoldStream(cudaStream_t stream) {
+  ASSERT_EQ(cudaLaunchHostFunc(
+                stream, [](void*) { absl::SleepFor(absl::Milliseconds(200)); }, nullptr),
+            cudaSuccess);
+}
+
+TEST_F(CudaDeviceGpuTest, EventNotReadyLeavesNoLastError) {
+  // cudaEventQuery stores cudaErrorNotReady as the thread's last error; a
+  // kernel launched next would report it as its own failure.
+  absl::StatusOr<CudaEvent> event = CudaEvent::Create(0);
+  ASSERT_TRUE(event.ok()) << event.status();
+  HoldStream(gpu_->stream());
+  ASSERT_TRUE(event->Record(gpu_->stream()).ok());
+  absl::StatusOr<bool> done = event->IsDone();
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_FALSE(*done);
+  EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess);
+
+  CudaEventBackend* backend = CudaEventBackend::Get();
+  absl::StatusOr<EventHandle> handle = backend->Create(0);
+  ASSERT_TRUE(handle.ok()) << handle.status();
+  HoldStream(gpu_->stream());
+  ASSERT_TRUE(backend->Record(*handle, StreamRef{0, gpu_->stream()}).ok());
+  absl::StatusOr<bool> queried = backend->Query(*handle);
+  ASSERT_TRUE(queried.ok()) << queried.status();
+  EXPECT_FALSE(*queried);
+  EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess);
+  ASSERT_TRUE(gpu_->Synchronize().ok());
+  backend->Destroy(*handle);
+}
+
+TEST_F(CudaDeviceGpuTest, ActivateClearsAStaleLastError) {
+  // A failed runtime call inside a library leaves its error behind; the
+  // next launch check must not see it.
+  void* p = nullptr;
+  ASSERT_NE(cudaMalloc(&p, size_t{1} << 62), cudaSuccess);
+  ASSERT_NE(cudaPeekAtLastError(), cudaSuccess);
+  ASSERT_TRUE(gpu_->Activate().ok());
+  EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess);
 }
 
 TEST_F(CudaDeviceGpuTest, CublasHandleIsBoundToTheStream) {

@@ -49,8 +49,13 @@ absl::Status CudaEvent::Synchronize() const {
 
 absl::StatusOr<bool> CudaEvent::IsDone() const {
   const cudaError_t e = cudaEventQuery(event_);
-  // "Not ready" is an answer, not an error.
-  if (e == cudaErrorNotReady) return false;
+  if (e == cudaErrorNotReady) {
+    // "Not ready" is an answer, not an error; but the runtime also stored it
+    // as the thread's last error, which the next kernel launch check would
+    // report as its own failure.
+    (void)cudaGetLastError();
+    return false;
+  }
   TFD_RETURN_IF_ERROR(TFD_CUDA_STATUS(e));
   return true;
 }

@@ -51,8 +51,12 @@ absl::Status CudaEventBackend::Record(EventHandle event, StreamRef stream) {
 
 absl::StatusOr<bool> CudaEventBackend::Query(EventHandle event) {
   const cudaError_t e = cudaEventQuery(AsEvent(event));
-  // "Not ready" is an answer, not an error.
-  if (e == cudaErrorNotReady) return false;
+  if (e == cudaErrorNotReady) {
+    // An answer, not an error; cleared from the thread's last error so that
+    // the next kernel launch check does not report it (CudaEvent::IsDone).
+    (void)cudaGetLastError();
+    return false;
+  }
   TFD_RETURN_IF_ERROR(TFD_CUDA_STATUS(e));
   return true;
 }
