@@ -1,5 +1,7 @@
 #include "core/kernels/cuda/launch_plan_builders.h"
 
+#include <algorithm>
+
 #include "core/framework/status.h"
 #include "core/kernels/broadcast.h"
 
@@ -15,6 +17,49 @@ bool Contiguous(const std::vector<int64_t>& dims, const std::vector<int64_t>& st
     expected *= dims[d];
   }
   return true;
+}
+
+// Note [Split reductions]
+// reduction.cu gives each output of a pass one block (inner == 1: rows) or
+// one thread (inner > 1: columns). A pass with few outputs and a long
+// reduce axis would leave the GPU idle but for those few: the bias
+// gradient of ResNet-50's first convolution at batch 256 is 64 columns of
+// 3.2 million rows each, 64 threads walking 3.2 million elements apiece.
+// Such a pass is split: the first pass reduces runs of `chunk` positions,
+// enough runs for the GPU to be busy, and a second pass reduces the runs'
+// results (split again when it is itself long). The partial results are
+// accumulator-typed like every intermediate, so only the order of the
+// additions changes.
+//
+// Rows: one block of 256 threads per output; aim for kRowBlocks blocks,
+// each run at least kMinRowRun long (32 elements per thread).
+constexpr int64_t kRowBlocks = 1024;
+constexpr int64_t kMinRowRun = 8192;
+// Columns: one thread per output; aim for kColumnThreads threads (about
+// 1000 per SM of a 132-SM GPU), each run at least kMinColumnRun long.
+constexpr int64_t kColumnThreads = 1 << 17;
+constexpr int64_t kMinColumnRun = 32;
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Appends `pass` to `passes`, split as Note [Split reductions] says.
+void AppendSplit(ReductionPass pass, std::vector<ReductionPass>* passes) {
+  while (true) {
+    const bool rows = pass.inner == 1;
+    const int64_t workers = rows ? pass.outer : pass.outer * pass.inner;
+    const int64_t target = rows ? kRowBlocks : kColumnThreads;
+    const int64_t min_run = rows ? kMinRowRun : kMinColumnRun;
+    if (workers == 0 || workers >= target || pass.reduce <= 2 * min_run) break;
+    const int64_t runs_wanted = CeilDiv(target, workers);
+    pass.chunk = std::max(min_run, CeilDiv(pass.reduce, runs_wanted));
+    if (pass.ReducedLength() <= 1) {
+      pass.chunk = 0;
+      break;
+    }
+    passes->push_back(pass);
+    pass = ReductionPass{pass.outer, pass.ReducedLength(), pass.inner, 0};
+  }
+  passes->push_back(pass);
 }
 
 }  // namespace
@@ -140,7 +185,7 @@ std::vector<ReductionPass> MakeReductionPasses(const TensorShape& input,
     }
     // Reduced groups before g are still present in `outer`; later ones are
     // gone already, so `inner` counts only kept groups.
-    passes.push_back(pass);
+    AppendSplit(pass, &passes);
   }
   return passes;
 }

@@ -35,7 +35,9 @@ absl::StatusOr<StridedCopyParams> MakeStridedCopyParams(const std::vector<int64_
 
 // The passes that reduce `input` over the axes marked in `reduced` (one
 // flag per dimension), in execution order. Empty when nothing is reduced
-// (or only size-1 axes are): the result is then a copy of the input.
+// (or only size-1 axes are): the result is then a copy of the input. Long
+// reductions into few outputs come as a pass over runs of the axis
+// (ReductionPass::chunk) followed by one over the runs' results.
 std::vector<ReductionPass> MakeReductionPasses(const TensorShape& input,
                                                const std::vector<bool>& reduced);
 

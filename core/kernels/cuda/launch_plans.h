@@ -15,7 +15,9 @@
 // result, each removing one group of adjacent reduced axes (last group
 // first), as the CPU kernels do (Note [Reduction plan] in
 // core/kernels/cpu/reduction_kernels.cc). Innermost, outermost and
-// all-axes reductions take one pass.
+// all-axes reductions take one pass, unless they are long and have few
+// outputs: then a first pass reduces runs of the axis and a second reduces
+// the runs' results (ReductionPass::chunk).
 //
 //   MakeReductionPasses([8,16,32], {false,true,false}) -> {[8,16,32]}
 //   MakeReductionPasses([4,5,6],   {true,false,true})  -> {[20,6,1], [1,4,5]}
@@ -60,10 +62,26 @@ struct StridedCopyParams {
 };
 
 // One reduction pass over a row-major [outer, reduce, inner] view.
+//
+// chunk == 0 reduces the whole `reduce` axis: the output is [outer, inner].
+// chunk > 0 reduces each run of `chunk` consecutive positions along it (the
+// last run may be shorter): the output is [outer, ReducedLength(), inner],
+// which a later pass reduces. Long reductions into few outputs are split
+// so, or a whole axis of millions of elements would be walked by a handful
+// of threads (a bias gradient over a batch of activations; Note [Split
+// reductions] in launch_plan_builders.cc).
 struct ReductionPass {
   int64_t outer = 1;
   int64_t reduce = 1;
   int64_t inner = 1;
+  int64_t chunk = 0;
+
+  // The length of the reduce axis in the output: 1, or the number of runs.
+  int64_t ReducedLength() const {
+    return chunk == 0 || reduce == 0 ? 1 : (reduce + chunk - 1) / chunk;
+  }
+  // The elements the pass writes.
+  int64_t OutputElements() const { return outer * ReducedLength() * inner; }
 };
 
 }  // namespace cuda_kernels

@@ -104,7 +104,10 @@ class MathGpuTest : public test::GpuTest {
     } cases[] = {{{4, 5, 6}, {1}},     {{4, 5, 6}, {0, 2}}, {{4, 5, 6}, {0, 1, 2}},
                  {{4, 5, 6}, {2}},     {{4, 5, 6}, {0}},    {{4, 5, 6}, {-1, 0}},
                  {{100000}, {0}},      {{1, 7}, {0}},       {{300, 70}, {1}},
-                 {{2, 3, 4, 5}, {1, 3}}};
+                 {{2, 3, 4, 5}, {1, 3}},
+                 // Long reductions into few outputs run as passes over runs
+                 // of the axis (ReductionPass::chunk): columns and rows.
+                 {{20000, 4}, {0}},    {{3, 40000}, {1}}};
     for (const Case& c : cases) {
       const Tensor x = test::RandomTensor<T>(c.shape, 5, 0.9, 1.1);
       const Tensor axes = test::AsTensor<int32_t>(
@@ -128,7 +131,9 @@ class MathGpuTest : public test::GpuTest {
   void CheckBias() {
     for (const char* format : {"NHWC", "NCHW"}) {
       for (const TensorShape& shape :
-           {TensorShape({8, 16}), TensorShape({2, 5, 5, 7}), TensorShape({3, 4, 9, 2})}) {
+           {TensorShape({8, 16}), TensorShape({2, 5, 5, 7}), TensorShape({3, 4, 9, 2}),
+            // NHWC: 65536 rows of 3 channels, a split column reduction.
+            TensorShape({64, 32, 32, 3})}) {
         // NCHW needs at least 3 dimensions (TensorFlow's rule).
         if (std::string(format) == "NCHW" && shape.rank() < 3) continue;
         const int64_t channels = std::string(format) == "NCHW" ? shape.dim(1)

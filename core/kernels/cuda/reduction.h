@@ -6,9 +6,11 @@
 // In and Out are float, double, tfd::half or tfd::bfloat16, or the
 // accumulator (float; double for double) for the intermediate results of
 // multi-pass reductions, so 16-bit values are rounded once, at the end.
-// Every output element is op over `reduce` inputs (the identity when
-// reduce == 0: 0, -inf, +inf, 1) times `scale` (1/count for Mean's last
-// pass, else 1). Max and Min propagate NaN. Returns the launch's error.
+// Every output element is op over `reduce` inputs, or over one run of
+// them when the pass is chunked (the identity when reduce == 0: 0, -inf,
+// +inf, 1), times `scale` (1/count for Mean's last pass, else 1). `out`
+// holds pass.OutputElements(). Max and Min propagate NaN. Returns the
+// launch's error.
 #ifndef TFD_CORE_KERNELS_CUDA_REDUCTION_H_
 #define TFD_CORE_KERNELS_CUDA_REDUCTION_H_
 

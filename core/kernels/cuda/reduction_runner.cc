@@ -28,8 +28,11 @@ absl::Status RunReduction(CudaDevice* gpu, ReduceOp op, bool mean, const Tensor&
                                            x.NumElements() * sizeof(T),
                                            cudaMemcpyDeviceToDevice, gpu->stream()));
   }
-  double count = 1;
-  for (const ReductionPass& p : passes) count *= static_cast<double>(p.reduce);
+  // The inputs behind each output (0 for an empty input: Mean is NaN).
+  // Not the product of the passes' lengths: a chunked pass and the pass
+  // over its runs reduce the same axis.
+  const double count =
+      static_cast<double>(x.NumElements()) / static_cast<double>(out->NumElements());
   const double last_scale = mean ? 1.0 / count : 1.0;
   if (passes.size() == 1) {
     const cudaError_t launched = LaunchReducePass<T, T>(op, x.data<T>(), out->data<T>(),
@@ -41,7 +44,7 @@ absl::Status RunReduction(CudaDevice* gpu, ReduceOp op, bool mean, const Tensor&
   for (size_t i = 0; i + 1 < passes.size(); ++i) {
     const ReductionPass& p = passes[i];
     TFD_ASSIGN_OR_RETURN(Tensor next, Tensor::Allocate(DataTypeToEnum<A>::value,
-                                                       TensorShape({p.outer * p.inner}), gpu));
+                                                       TensorShape({p.OutputElements()}), gpu));
     const cudaError_t launched =
         i == 0 ? LaunchReducePass<T, A>(op, x.data<T>(), next.data<A>(), p, 1.0, gpu->stream())
                : LaunchReducePass<A, A>(op, current.data<A>(), next.data<A>(), p, 1.0,
