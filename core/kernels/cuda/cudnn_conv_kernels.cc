@@ -31,7 +31,7 @@ constexpr int kMaxAlgorithms = 16;
 struct ConvCall {
   DataType dtype;
   CudnnConvPlan plan;
-  TensorDescriptor x, y, hwio, krsc_tensor;
+  TensorDescriptor x, y, hwio, packed_tensor;
   FilterDescriptor w;
   ConvolutionDescriptor conv;
 };
@@ -42,8 +42,8 @@ absl::Status Prepare(DataType dtype, const Conv2DGeometry& g, ConvCall* call) {
   TFD_RETURN_IF_ERROR(call->x.Create(dtype, call->plan.input));
   TFD_RETURN_IF_ERROR(call->y.Create(dtype, call->plan.output));
   TFD_RETURN_IF_ERROR(call->hwio.Create(dtype, call->plan.filter_hwio));
-  TFD_RETURN_IF_ERROR(call->krsc_tensor.Create(dtype, call->plan.filter_krsc));
-  TFD_RETURN_IF_ERROR(call->w.Create(dtype, call->plan.filter_krsc));
+  TFD_RETURN_IF_ERROR(call->packed_tensor.Create(dtype, call->plan.filter_packed));
+  TFD_RETURN_IF_ERROR(call->w.Create(dtype, call->plan.filter_packed, call->plan.filter_nhwc));
   return call->conv.Create(dtype, call->plan);
 }
 
@@ -78,29 +78,43 @@ absl::StatusOr<Tensor> PaddedInput(const ConvCall& call, const Tensor& input, Cu
   return padded;
 }
 
-// The filter in KRSC (from HWIO), or back.
+// The filter packed for cuDNN (from HWIO), or back.
 absl::Status TransformFilter(cudnnHandle_t h, const ConvCall& call, const void* src, void* dst,
-                             bool to_krsc) {
+                             bool to_packed) {
   const Scaling s(call.dtype);
   return TFD_CUDNN_STATUS(cudnnTransformTensor(
-      h, s.one(), to_krsc ? call.hwio.get() : call.krsc_tensor.get(), src, s.zero(),
-      to_krsc ? call.krsc_tensor.get() : call.hwio.get(), dst));
+      h, s.one(), to_packed ? call.hwio.get() : call.packed_tensor.get(), src, s.zero(),
+      to_packed ? call.packed_tensor.get() : call.hwio.get(), dst));
 }
 
 // Gets cuDNN's ranking of algorithms from `rank(perf, &returned)` and runs
 // `run(algo, workspace)` with the first usable one and the workspace it
-// asks for, from the device's caching allocator.
+// asks for, from the device's caching allocator. An algorithm whose
+// workspace does not fit in the memory left, or that cuDNN refuses to run
+// after all (NOT_SUPPORTED: the heuristics rank algorithms without trying
+// them), gives way to the next; the last such error is returned when none
+// runs.
 template <typename Perf, typename RankFn, typename RunFn>
 absl::Status RunFirstUsable(CudaDevice* gpu, const char* what, RankFn rank, RunFn run) {
   Perf perf[kMaxAlgorithms];
   int returned = 0;
   TFD_RETURN_IF_ERROR(rank(perf, &returned));
+  absl::Status last = absl::InternalError(
+      absl::StrCat("cuDNN offers no ", what, " algorithm for this shape"));
   for (int i = 0; i < returned; ++i) {
     if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
-    TFD_ASSIGN_OR_RETURN(Tensor ws, Scratch(DT_UINT8, std::max<int64_t>(perf[i].memory, 1), gpu));
-    return run(perf[i], ws.raw_data());
+    absl::StatusOr<Tensor> ws =
+        Scratch(DT_UINT8, std::max<int64_t>(static_cast<int64_t>(perf[i].memory), 1), gpu);
+    if (!ws.ok()) {
+      if (!absl::IsResourceExhausted(ws.status())) return ws.status();
+      last = ws.status();
+      continue;
+    }
+    absl::Status ran = run(perf[i], ws->raw_data());
+    if (!absl::IsUnimplemented(ran)) return ran;
+    last = ran;
   }
-  return absl::InternalError(absl::StrCat("cuDNN offers no ", what, " algorithm for this shape"));
+  return last;
 }
 
 absl::Status CheckGroups(const KernelContext& ctx, const Conv2DGeometry& g) {
@@ -214,7 +228,7 @@ absl::Status Conv2DBackpropFilterGpu(KernelContext& ctx) {
   ConvCall call;
   TFD_RETURN_IF_ERROR(Prepare(input.dtype(), g, &call));
   TFD_ASSIGN_OR_RETURN(Tensor x, PaddedInput(call, input, gpu));
-  TFD_ASSIGN_OR_RETURN(Tensor dw_krsc, Scratch(call.dtype, dw->NumElements(), gpu));
+  TFD_ASSIGN_OR_RETURN(Tensor dw_packed, Scratch(call.dtype, dw->NumElements(), gpu));
   return cuda_kernels::WithCudnn(gpu, [&](cudnnHandle_t h) -> absl::Status {
     using Perf = cudnnConvolutionBwdFilterAlgoPerf_t;
     TFD_RETURN_IF_ERROR(RunFirstUsable<Perf>(
@@ -229,9 +243,9 @@ absl::Status Conv2DBackpropFilterGpu(KernelContext& ctx) {
           return TFD_CUDNN_STATUS(cudnnConvolutionBackwardFilter(
               h, s.one(), call.x.get(), x.raw_data(), call.y.get(), dy.raw_data(),
               call.conv.get(), algo.algo, ws, algo.memory, s.zero(), call.w.get(),
-              dw_krsc.raw_data()));
+              dw_packed.raw_data()));
         }));
-    return TransformFilter(h, call, dw_krsc.raw_data(), dw->raw_data(), false);
+    return TransformFilter(h, call, dw_packed.raw_data(), dw->raw_data(), false);
   });
 }
 

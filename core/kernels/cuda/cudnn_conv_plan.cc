@@ -82,7 +82,9 @@ absl::StatusOr<CudnnConvPlan> MakeCudnnConvPlan(const Conv2DGeometry& g) {
   p.filter_hwio.c_stride = static_cast<int>(k);
   p.filter_hwio.h_stride = static_cast<int>(s * c * k);
   p.filter_hwio.w_stride = static_cast<int>(c * k);
-  TFD_ASSIGN_OR_RETURN(p.filter_krsc, ViewOf(DataFormat::kNHWC, k, c, r, s));
+  // The data's layout (see the header): KRSC for NHWC, KCRS for NCHW.
+  p.filter_nhwc = g.format == DataFormat::kNHWC;
+  TFD_ASSIGN_OR_RETURN(p.filter_packed, ViewOf(g.format, k, c, r, s));
   p.groups = static_cast<int>(g.groups());
   p.stride_h = static_cast<int>(g.rows.stride);
   p.stride_w = static_cast<int>(g.cols.stride);

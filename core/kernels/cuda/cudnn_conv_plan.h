@@ -6,9 +6,11 @@
 // cuDNN describes 4-D tensors as (N, C, H, W) with any element strides, so
 // NHWC and NCHW buffers are used in place. Filters are another matter:
 // cuDNN's filter layouts are KCRS and KRSC, and TensorFlow's is HWIO
-// (R, S, C, K), so the filter is transformed to KRSC first
-// (cudnnTransformTensor between two strided views of the same [K, C, R, S]
-// tensor) and the filter gradient transformed back.
+// (R, S, C, K), so the filter is transformed first (cudnnTransformTensor
+// between two strided views of the same [K, C, R, S] tensor) and the
+// filter gradient transformed back. The packed filter takes the data's
+// layout, KRSC for NHWC and KCRS for NCHW: the configurations cuDNN's
+// algorithms support throughout (TensorFlow and PyTorch never mix them).
 //
 // cuDNN pads symmetrically. TensorFlow's SAME padding puts an odd unit at
 // the end; that is harmless when symmetric padding by `pad_before` yields
@@ -57,7 +59,8 @@ struct CudnnConvPlan {
   NchwView input;   // what cuDNN reads: the tensor itself or its padded copy
   NchwView output;
   NchwView filter_hwio;  // TensorFlow's filter, as a strided [K, C, R, S]
-  NchwView filter_krsc;  // the packed KRSC copy cuDNN uses
+  NchwView filter_packed;   // the dense copy cuDNN uses: KRSC or KCRS
+  bool filter_nhwc = true;  // KRSC (CUDNN_TENSOR_NHWC), else KCRS (NCHW)
   int groups = 1;
   int pad_h = 0, pad_w = 0;
   int stride_h = 1, stride_w = 1;

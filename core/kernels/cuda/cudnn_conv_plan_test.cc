@@ -1,7 +1,7 @@
 // The cuDNN mapping of Conv2D, checked on the host in every build: NHWC
-// and NCHW views, the HWIO filter as a strided [K, C, R, S] view, when
-// symmetric padding is enough, and the padded copy otherwise (emulated
-// here element by element).
+// and NCHW views, the HWIO filter as a strided [K, C, R, S] view and its
+// packed copy in the data's layout, when symmetric padding is enough, and
+// the padded copy otherwise (emulated here element by element).
 #include "core/kernels/cuda/cudnn_conv_plan.h"
 
 #include <array>
@@ -43,20 +43,28 @@ TEST(CudnnConvPlanTest, SameStrideOneIsSymmetric) {
   EXPECT_EQ(p->output.h, 28);
 }
 
-TEST(CudnnConvPlanTest, FilterViewsAddressHwioAndKrsc) {
-  absl::StatusOr<CudnnConvPlan> p =
-      MakeCudnnConvPlan(Geometry(DataFormat::kNCHW, 1, 9, 9, 4, 3, 2, 5, 1, Padding::kValid));
-  ASSERT_TRUE(p.ok()) << p.status();
-  const int64_t K = 5, C = 4, R = 3, S = 2;
-  for (int64_t k = 0; k < K; ++k)
-    for (int64_t c = 0; c < C; ++c)
-      for (int64_t r = 0; r < R; ++r)
-        for (int64_t s = 0; s < S; ++s) {
-          EXPECT_EQ(Offset(p->filter_hwio, k, c, r, s), ((r * S + s) * C + c) * K + k);
-          EXPECT_EQ(Offset(p->filter_krsc, k, c, r, s), ((k * R + r) * S + s) * C + c);
-        }
-  // NCHW input element (n, c, h, w) at ((n * C + c) * H + h) * W + w.
-  EXPECT_EQ(Offset(p->input, 0, 3, 2, 1), (3 * 9 + 2) * 9 + 1);
+TEST(CudnnConvPlanTest, FilterViewsAddressHwioAndTheDataLayout) {
+  // The packed filter follows the data: KRSC for NHWC, KCRS for NCHW.
+  for (DataFormat format : {DataFormat::kNHWC, DataFormat::kNCHW}) {
+    absl::StatusOr<CudnnConvPlan> p =
+        MakeCudnnConvPlan(Geometry(format, 1, 9, 9, 4, 3, 2, 5, 1, Padding::kValid));
+    ASSERT_TRUE(p.ok()) << p.status();
+    const bool nhwc = format == DataFormat::kNHWC;
+    EXPECT_EQ(p->filter_nhwc, nhwc);
+    const int64_t K = 5, C = 4, R = 3, S = 2;
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t r = 0; r < R; ++r)
+          for (int64_t s = 0; s < S; ++s) {
+            EXPECT_EQ(Offset(p->filter_hwio, k, c, r, s), ((r * S + s) * C + c) * K + k);
+            EXPECT_EQ(Offset(p->filter_packed, k, c, r, s),
+                      nhwc ? ((k * R + r) * S + s) * C + c : ((k * C + c) * R + r) * S + s);
+          }
+    if (!nhwc) {
+      // NCHW input element (n, c, h, w) at ((n * C + c) * H + h) * W + w.
+      EXPECT_EQ(Offset(p->input, 0, 3, 2, 1), (3 * 9 + 2) * 9 + 1);
+    }
+  }
 }
 
 TEST(CudnnConvPlanTest, AsymmetricSamePaddingCopiesTheInput) {

@@ -81,11 +81,12 @@ FilterDescriptor::~FilterDescriptor() {
   if (desc_ != nullptr) cudnnDestroyFilterDescriptor(desc_);
 }
 
-absl::Status FilterDescriptor::Create(DataType dtype, const NchwView& krsc) {
+absl::Status FilterDescriptor::Create(DataType dtype, const NchwView& packed, bool nhwc) {
   TFD_ASSIGN_OR_RETURN(cudnnDataType_t type, CudnnDataType(dtype));
   TFD_RETURN_IF_ERROR(TFD_CUDNN_STATUS(cudnnCreateFilterDescriptor(&desc_)));
-  return TFD_CUDNN_STATUS(cudnnSetFilter4dDescriptor(desc_, type, CUDNN_TENSOR_NHWC, krsc.n,
-                                                     krsc.c, krsc.h, krsc.w));
+  return TFD_CUDNN_STATUS(cudnnSetFilter4dDescriptor(desc_, type,
+                                                     nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
+                                                     packed.n, packed.c, packed.h, packed.w));
 }
 
 ConvolutionDescriptor::~ConvolutionDescriptor() {

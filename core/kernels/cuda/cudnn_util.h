@@ -62,8 +62,9 @@ class FilterDescriptor {
   ~FilterDescriptor();
   FilterDescriptor(const FilterDescriptor&) = delete;
   FilterDescriptor& operator=(const FilterDescriptor&) = delete;
-  // A packed KRSC (CUDNN_TENSOR_NHWC) filter of [k, c, r, s].
-  absl::Status Create(DataType dtype, const NchwView& krsc);
+  // A packed filter of [k, c, r, s]: KRSC (CUDNN_TENSOR_NHWC) when `nhwc`,
+  // else KCRS (CUDNN_TENSOR_NCHW).
+  absl::Status Create(DataType dtype, const NchwView& packed, bool nhwc);
   cudnnFilterDescriptor_t get() const { return desc_; }
 
  private:

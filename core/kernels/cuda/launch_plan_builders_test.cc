@@ -3,6 +3,7 @@
 // host emulation of the passes against a direct reduction.
 #include "core/kernels/cuda/launch_plan_builders.h"
 
+#include <algorithm>
 #include <numeric>
 #include <vector>
 
@@ -102,16 +103,29 @@ TEST(StridedCopyParamsTest, ContiguousDimensionsMergeAndUnitOnesDrop) {
   EXPECT_EQ(rev->src_strides[0], -1);
 }
 
+// The passes run on the host as reduction.cu runs them, runs included.
 std::vector<double> ReduceByPasses(std::vector<double> v, const std::vector<ReductionPass>& ps) {
   for (const ReductionPass& p : ps) {
-    std::vector<double> out(p.outer * p.inner, 0.0);
+    EXPECT_EQ(static_cast<int64_t>(v.size()), p.outer * p.reduce * p.inner);
+    const int64_t length = p.ReducedLength();
+    std::vector<double> out(p.OutputElements(), 0.0);
     for (int64_t o = 0; o < p.outer; ++o)
       for (int64_t r = 0; r < p.reduce; ++r)
-        for (int64_t i = 0; i < p.inner; ++i)
-          out[o * p.inner + i] += v[(o * p.reduce + r) * p.inner + i];
+        for (int64_t i = 0; i < p.inner; ++i) {
+          const int64_t run = p.chunk == 0 ? 0 : r / p.chunk;
+          out[(o * length + run) * p.inner + i] += v[(o * p.reduce + r) * p.inner + i];
+        }
     v = out;
   }
   return v;
+}
+
+// The longest stretch of the reduce axis one block (rows) or one thread
+// (columns) walks in any pass.
+int64_t LongestWalk(const std::vector<ReductionPass>& ps) {
+  int64_t longest = 0;
+  for (const ReductionPass& p : ps) longest = std::max(longest, p.chunk == 0 ? p.reduce : p.chunk);
+  return longest;
 }
 
 TEST(ReductionPassesTest, PassesMatchADirectReduction) {
@@ -147,6 +161,69 @@ TEST(ReductionPassesTest, PassesMatchADirectReduction) {
   EXPECT_EQ(two[1].outer, 1);
   EXPECT_EQ(two[1].reduce, 4);
   EXPECT_EQ(two[1].inner, 5);
+}
+
+TEST(ReductionPassesTest, LongColumnsAreSplitIntoRuns) {
+  // [100000, 4] over axis 0: four outputs, each a column of 100000.
+  const TensorShape shape({100000, 4});
+  std::vector<double> x(400000);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>(i % 1000);
+  const std::vector<ReductionPass> passes = MakeReductionPasses(shape, {true, false});
+  ASSERT_GT(passes.size(), 1u);
+  EXPECT_GT(passes[0].chunk, 0);
+  EXPECT_EQ(passes.back().chunk, 0);
+  EXPECT_EQ(passes.back().OutputElements(), 4);
+  for (size_t k = 0; k + 1 < passes.size(); ++k) {
+    EXPECT_EQ(passes[k + 1].reduce, passes[k].ReducedLength()) << k;
+  }
+  std::vector<double> direct(4, 0.0);
+  for (size_t i = 0; i < x.size(); ++i) direct[i % 4] += x[i];
+  EXPECT_EQ(ReduceByPasses(x, passes), direct);
+}
+
+TEST(ReductionPassesTest, LongRowsAreSplitIntoRuns) {
+  const TensorShape shape({3, 50000});
+  std::vector<double> x(150000);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>(i % 977);
+  const std::vector<ReductionPass> rows = MakeReductionPasses(shape, {false, true});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].inner, 1);
+  EXPECT_GT(rows[0].chunk, 0);
+  std::vector<double> direct(3, 0.0);
+  for (size_t i = 0; i < x.size(); ++i) direct[i / 50000] += x[i];
+  EXPECT_EQ(ReduceByPasses(x, rows), direct);
+  // A whole-tensor sum: one row.
+  const std::vector<ReductionPass> all = MakeReductionPasses(TensorShape({1 << 20}), {true});
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].ReducedLength(), all[1].reduce);
+  EXPECT_EQ(all[1].OutputElements(), 1);
+}
+
+TEST(ReductionPassesTest, ResNetBiasGradientKeepsEveryWalkShort) {
+  // BiasAddGrad of ResNet-50's first convolution at batch 256 (NHWC):
+  // 64 channels summed over 256 * 112 * 112 rows.
+  const TensorShape shape({256 * 112 * 112, 64});
+  const std::vector<ReductionPass> passes = MakeReductionPasses(shape, {true, false});
+  EXPECT_LE(LongestWalk(passes), 4096);
+  EXPECT_GE(passes[0].OutputElements(), 1 << 16);
+  EXPECT_EQ(passes.back().OutputElements(), 64);
+  for (size_t k = 0; k + 1 < passes.size(); ++k) {
+    EXPECT_EQ(passes[k + 1].reduce, passes[k].ReducedLength()) << k;
+  }
+  // A Sum over all 205 million elements of a 256x112x112x64 activation.
+  const TensorShape activation({256, 112, 112, 64});
+  const std::vector<ReductionPass> total =
+      MakeReductionPasses(activation, {true, true, true, true});
+  EXPECT_LE(LongestWalk(total), 1 << 18);
+  EXPECT_GE(total[0].OutputElements(), 1024);
+}
+
+TEST(ReductionPassesTest, ShortOrWideReductionsStayOnePass) {
+  // Enough outputs already, or too short to be worth a second pass.
+  EXPECT_EQ(MakeReductionPasses(TensorShape({512, 1000}), {false, true}).size(), 1u);
+  EXPECT_EQ(MakeReductionPasses(TensorShape({64, 4096}), {true, false}).size(), 1u);
+  EXPECT_EQ(MakeReductionPasses(TensorShape({256, 7, 7, 2048}), {false, true, true, false}).size(),
+            1u);
 }
 
 TEST(ReductionPassesTest, SizeOneAndEmptyAxes) {
