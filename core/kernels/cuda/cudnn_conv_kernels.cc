@@ -5,6 +5,7 @@
 // cuDNN's first heuristic algorithm that fits and gives it the workspace it
 // asks for from the device's caching allocator.
 #include <algorithm>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/device/cuda/cuda_device.h"
@@ -14,6 +15,8 @@
 #include "core/kernels/conv_geometry.h"
 #include "core/kernels/cuda/cudnn_conv_plan.h"
 #include "core/kernels/cuda/cudnn_util.h"
+#include "core/kernels/cuda/launch_plan_builders.h"
+#include "core/kernels/cuda/strided_copy.h"
 
 namespace tfd {
 namespace {
@@ -31,7 +34,7 @@ constexpr int kMaxAlgorithms = 16;
 struct ConvCall {
   DataType dtype;
   CudnnConvPlan plan;
-  TensorDescriptor x, y, hwio, packed_tensor;
+  TensorDescriptor x, y;
   FilterDescriptor w;
   ConvolutionDescriptor conv;
 };
@@ -41,8 +44,6 @@ absl::Status Prepare(DataType dtype, const Conv2DGeometry& g, ConvCall* call) {
   TFD_ASSIGN_OR_RETURN(call->plan, cuda_kernels::MakeCudnnConvPlan(g));
   TFD_RETURN_IF_ERROR(call->x.Create(dtype, call->plan.input));
   TFD_RETURN_IF_ERROR(call->y.Create(dtype, call->plan.output));
-  TFD_RETURN_IF_ERROR(call->hwio.Create(dtype, call->plan.filter_hwio));
-  TFD_RETURN_IF_ERROR(call->packed_tensor.Create(dtype, call->plan.filter_packed));
   TFD_RETURN_IF_ERROR(call->w.Create(dtype, call->plan.filter_packed, call->plan.filter_nhwc));
   return call->conv.Create(dtype, call->plan);
 }
@@ -78,13 +79,25 @@ absl::StatusOr<Tensor> PaddedInput(const ConvCall& call, const Tensor& input, Cu
   return padded;
 }
 
-// The filter packed for cuDNN (from HWIO), or back.
-absl::Status TransformFilter(cudnnHandle_t h, const ConvCall& call, const void* src, void* dst,
+// The filter packed for cuDNN (from HWIO), or back: one strided copy
+// (strided_copy.cu) between the plan's two views of [K, C, R, S]. It moves
+// bytes, so every dtype is handled alike; cudnnTransformTensor, which did
+// this before, is not documented to take bfloat16.
+absl::Status TransformFilter(CudaDevice* gpu, const ConvCall& call, const void* src, void* dst,
                              bool to_packed) {
-  const Scaling s(call.dtype);
-  return TFD_CUDNN_STATUS(cudnnTransformTensor(
-      h, s.one(), to_packed ? call.hwio.get() : call.packed_tensor.get(), src, s.zero(),
-      to_packed ? call.packed_tensor.get() : call.hwio.get(), dst));
+  auto strides = [](const cuda_kernels::NchwView& v) {
+    return std::vector<int64_t>{v.n_stride, v.c_stride, v.h_stride, v.w_stride};
+  };
+  const cuda_kernels::NchwView& hwio = call.plan.filter_hwio;
+  const cuda_kernels::NchwView& packed = call.plan.filter_packed;
+  TFD_ASSIGN_OR_RETURN(cuda_kernels::StridedCopyParams copy,
+                       cuda_kernels::MakeStridedCopyParams(
+                           {hwio.n, hwio.c, hwio.h, hwio.w},
+                           to_packed ? strides(hwio) : strides(packed),
+                           to_packed ? strides(packed) : strides(hwio)));
+  TFD_RETURN_IF_ERROR(gpu->Activate());
+  return TFD_CUDA_STATUS(cuda_kernels::LaunchStridedCopy(
+      static_cast<int>(DataTypeSize(call.dtype)), copy, src, dst, gpu->stream()));
 }
 
 // Gets cuDNN's ranking of algorithms from `rank(perf, &returned)` and runs
@@ -144,7 +157,7 @@ absl::Status Conv2DGpu(KernelContext& ctx) {
   TFD_ASSIGN_OR_RETURN(Tensor x, PaddedInput(call, input, gpu));
   TFD_ASSIGN_OR_RETURN(Tensor w, Scratch(call.dtype, filter.NumElements(), gpu));
   return cuda_kernels::WithCudnn(gpu, [&](cudnnHandle_t h) -> absl::Status {
-    TFD_RETURN_IF_ERROR(TransformFilter(h, call, filter.raw_data(), w.raw_data(), true));
+    TFD_RETURN_IF_ERROR(TransformFilter(gpu, call, filter.raw_data(), w.raw_data(), true));
     using Perf = cudnnConvolutionFwdAlgoPerf_t;
     return RunFirstUsable<Perf>(
         gpu, "forward",
@@ -188,7 +201,7 @@ absl::Status Conv2DBackpropInputGpu(KernelContext& ctx) {
     TFD_ASSIGN_OR_RETURN(dx_padded, Scratch(call.dtype, call.plan.pad_copy.dst_elements, gpu));
   }
   TFD_RETURN_IF_ERROR(cuda_kernels::WithCudnn(gpu, [&](cudnnHandle_t h) -> absl::Status {
-    TFD_RETURN_IF_ERROR(TransformFilter(h, call, filter.raw_data(), w.raw_data(), true));
+    TFD_RETURN_IF_ERROR(TransformFilter(gpu, call, filter.raw_data(), w.raw_data(), true));
     using Perf = cudnnConvolutionBwdDataAlgoPerf_t;
     return RunFirstUsable<Perf>(
         gpu, "backward-data",
@@ -245,7 +258,7 @@ absl::Status Conv2DBackpropFilterGpu(KernelContext& ctx) {
               call.conv.get(), algo.algo, ws, algo.memory, s.zero(), call.w.get(),
               dw_packed.raw_data()));
         }));
-    return TransformFilter(h, call, dw_packed.raw_data(), dw->raw_data(), false);
+    return TransformFilter(gpu, call, dw_packed.raw_data(), dw->raw_data(), false);
   });
 }
 

@@ -6,7 +6,7 @@
 // cuDNN describes 4-D tensors as (N, C, H, W) with any element strides, so
 // NHWC and NCHW buffers are used in place. Filters are another matter:
 // cuDNN's filter layouts are KCRS and KRSC, and TensorFlow's is HWIO
-// (R, S, C, K), so the filter is transformed first (cudnnTransformTensor
+// (R, S, C, K), so the filter is transformed first (a strided copy
 // between two strided views of the same [K, C, R, S] tensor) and the
 // filter gradient transformed back. The packed filter takes the data's
 // layout, KRSC for NHWC and KCRS for NCHW: the configurations cuDNN's
