@@ -6,7 +6,7 @@
 //   and a tensor's memory can be reused as soon as its last user is queued
 //   (Note [One stream per device] in the .cc);
 // - a CachingAllocator whose blocks belong to that stream;
-// - a cuBLAS handle bound to that stream;
+// - a cuBLAS handle bound to that stream, with a workspace of its own;
 // - a copy stream for the input pipeline's prefetch
 //   (CopyHostToDeviceAsync), whose buffers come from a
 //   CrossStreamAllocator (Note [The copy stream] in the .cc).
