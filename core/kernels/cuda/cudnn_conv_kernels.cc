@@ -5,7 +5,6 @@
 // cuDNN's first heuristic algorithm that fits and gives it the workspace it
 // asks for from the device's caching allocator.
 #include <algorithm>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/device/cuda/cuda_device.h"
@@ -15,7 +14,6 @@
 #include "core/kernels/conv_geometry.h"
 #include "core/kernels/cuda/cudnn_conv_plan.h"
 #include "core/kernels/cuda/cudnn_util.h"
-#include "core/kernels/cuda/launch_plan_builders.h"
 #include "core/kernels/cuda/strided_copy.h"
 
 namespace tfd {
@@ -81,20 +79,12 @@ absl::StatusOr<Tensor> PaddedInput(const ConvCall& call, const Tensor& input, Cu
 
 // The filter packed for cuDNN (from HWIO), or back: one strided copy
 // (strided_copy.cu) between the plan's two views of [K, C, R, S]. It moves
-// bytes, so every dtype is handled alike; cudnnTransformTensor, which did
-// this before, is not documented to take bfloat16.
+// bytes, so every dtype is handled alike, whatever types
+// cudnnTransformTensor (used before) accepts.
 absl::Status TransformFilter(CudaDevice* gpu, const ConvCall& call, const void* src, void* dst,
                              bool to_packed) {
-  auto strides = [](const cuda_kernels::NchwView& v) {
-    return std::vector<int64_t>{v.n_stride, v.c_stride, v.h_stride, v.w_stride};
-  };
-  const cuda_kernels::NchwView& hwio = call.plan.filter_hwio;
-  const cuda_kernels::NchwView& packed = call.plan.filter_packed;
   TFD_ASSIGN_OR_RETURN(cuda_kernels::StridedCopyParams copy,
-                       cuda_kernels::MakeStridedCopyParams(
-                           {hwio.n, hwio.c, hwio.h, hwio.w},
-                           to_packed ? strides(hwio) : strides(packed),
-                           to_packed ? strides(packed) : strides(hwio)));
+                       cuda_kernels::FilterCopyParams(call.plan, to_packed));
   TFD_RETURN_IF_ERROR(gpu->Activate());
   return TFD_CUDA_STATUS(cuda_kernels::LaunchStridedCopy(
       static_cast<int>(DataTypeSize(call.dtype)), copy, src, dst, gpu->stream()));

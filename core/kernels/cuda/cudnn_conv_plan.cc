@@ -1,9 +1,11 @@
 #include "core/kernels/cuda/cudnn_conv_plan.h"
 
 #include <limits>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/framework/status.h"
+#include "core/kernels/cuda/launch_plan_builders.h"
 
 namespace tfd {
 namespace cuda_kernels {
@@ -91,6 +93,17 @@ absl::StatusOr<CudnnConvPlan> MakeCudnnConvPlan(const Conv2DGeometry& g) {
   p.dilation_h = static_cast<int>(g.rows.dilation);
   p.dilation_w = static_cast<int>(g.cols.dilation);
   return p;
+}
+
+absl::StatusOr<StridedCopyParams> FilterCopyParams(const CudnnConvPlan& plan, bool to_packed) {
+  auto strides = [](const NchwView& v) {
+    return std::vector<int64_t>{v.n_stride, v.c_stride, v.h_stride, v.w_stride};
+  };
+  const NchwView& hwio = plan.filter_hwio;
+  const NchwView& packed = plan.filter_packed;
+  return MakeStridedCopyParams({hwio.n, hwio.c, hwio.h, hwio.w},
+                               to_packed ? strides(hwio) : strides(packed),
+                               to_packed ? strides(packed) : strides(hwio));
 }
 
 absl::StatusOr<CudnnPoolPlan> MakeCudnnPoolPlan(const PoolGeometry& g) {

@@ -28,6 +28,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/kernels/conv_geometry.h"
+#include "core/kernels/cuda/launch_plans.h"
 
 namespace tfd {
 namespace cuda_kernels {
@@ -71,6 +72,11 @@ struct CudnnConvPlan {
 
 // UNIMPLEMENTED when a dimension or stride does not fit cuDNN's int.
 absl::StatusOr<CudnnConvPlan> MakeCudnnConvPlan(const Conv2DGeometry& g);
+
+// The strided copy (strided_copy.h) that packs the HWIO filter into
+// `filter_packed` (to_packed), or unpacks a packed filter gradient into
+// HWIO.
+absl::StatusOr<StridedCopyParams> FilterCopyParams(const CudnnConvPlan& plan, bool to_packed);
 
 struct CudnnPoolPlan {
   NchwView input;

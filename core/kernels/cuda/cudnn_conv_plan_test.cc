@@ -67,6 +67,50 @@ TEST(CudnnConvPlanTest, FilterViewsAddressHwioAndTheDataLayout) {
   }
 }
 
+// Runs a strided copy on the host, as strided_copy.cu does.
+void RunStridedCopy(const StridedCopyParams& p, const std::vector<int>& src, std::vector<int>* dst) {
+  int64_t n = 1;
+  for (int d = 0; d < p.rank; ++d) n *= p.dims[d];
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rest = i, s = 0, t = 0;
+    for (int d = p.rank - 1; d >= 0; --d) {
+      const int64_t idx = rest % p.dims[d];
+      rest /= p.dims[d];
+      s += idx * p.src_strides[d];
+      t += idx * p.dst_strides[d];
+    }
+    (*dst)[t] = src[s];
+  }
+}
+
+TEST(CudnnConvPlanTest, FilterCopyPacksHwioAndBack) {
+  for (DataFormat format : {DataFormat::kNHWC, DataFormat::kNCHW}) {
+    absl::StatusOr<CudnnConvPlan> p =
+        MakeCudnnConvPlan(Geometry(format, 1, 9, 9, 4, 3, 2, 5, 1, Padding::kValid));
+    ASSERT_TRUE(p.ok()) << p.status();
+    const int64_t K = 5, C = 4, R = 3, S = 2;
+    std::vector<int> hwio(K * C * R * S);
+    for (size_t i = 0; i < hwio.size(); ++i) hwio[i] = static_cast<int>(i);
+    absl::StatusOr<StridedCopyParams> pack = FilterCopyParams(*p, /*to_packed=*/true);
+    ASSERT_TRUE(pack.ok()) << pack.status();
+    std::vector<int> packed(hwio.size(), -1);
+    RunStridedCopy(*pack, hwio, &packed);
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t r = 0; r < R; ++r)
+          for (int64_t s = 0; s < S; ++s) {
+            const int64_t at = format == DataFormat::kNHWC ? ((k * R + r) * S + s) * C + c
+                                                           : ((k * C + c) * R + r) * S + s;
+            EXPECT_EQ(packed[at], ((r * S + s) * C + c) * K + k);
+          }
+    absl::StatusOr<StridedCopyParams> unpack = FilterCopyParams(*p, /*to_packed=*/false);
+    ASSERT_TRUE(unpack.ok()) << unpack.status();
+    std::vector<int> back(hwio.size(), -1);
+    RunStridedCopy(*unpack, packed, &back);
+    EXPECT_EQ(back, hwio);
+  }
+}
+
 TEST(CudnnConvPlanTest, AsymmetricSamePaddingCopiesTheInput) {
   // 3x3, stride 2, SAME on 8x8: TensorFlow pads 0 before and 1 after.
   for (DataFormat format : {DataFormat::kNHWC, DataFormat::kNCHW}) {
