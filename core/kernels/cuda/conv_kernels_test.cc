@@ -156,6 +156,29 @@ TEST_F(ConvGpuTest, PaddingCuDnnCannotExpressIsUnimplemented) {
   EXPECT_EQ(y.status().code(), absl::StatusCode::kUnimplemented);
 }
 
+TEST_F(ConvGpuTest, EmptyBatchPoolsWithoutCuDnn) {
+  // cuDNN refuses descriptors with a dimension of 0: an empty batch must
+  // be answered before any is made.
+  AttrMap a;
+  a.Set("ksize", std::vector<int64_t>{1, 2, 2, 1});
+  a.Set("strides", std::vector<int64_t>{1, 2, 2, 1});
+  a.Set("padding", std::string("VALID"));
+  const Tensor x(DT_FLOAT, {0, 4, 4, 2});
+  for (const char* op : {"MaxPool", "AvgPool"}) {
+    absl::StatusOr<Tensor> y = Execute1(op, {x}, a, gpu_);
+    ASSERT_TRUE(y.ok()) << op << ": " << y.status();
+    EXPECT_EQ(y->shape(), TensorShape({0, 2, 2, 2})) << op;
+  }
+  const Tensor dy(DT_FLOAT, {0, 2, 2, 2});
+  absl::StatusOr<Tensor> dmax = Execute1("MaxPoolGrad", {x, dy, dy}, a, gpu_);
+  ASSERT_TRUE(dmax.ok()) << dmax.status();
+  EXPECT_EQ(dmax->shape(), x.shape());
+  absl::StatusOr<Tensor> davg =
+      Execute1("AvgPoolGrad", {test::Int32Vector({0, 4, 4, 2}), dy}, a, gpu_);
+  ASSERT_TRUE(davg.ok()) << davg.status();
+  EXPECT_EQ(davg->shape(), x.shape());
+}
+
 TEST_F(ConvGpuTest, BadShapesAreErrorsNotCrashes) {
   const Tensor x = test::RandomTensor<float>({1, 5, 5, 3}, 1);
   const Tensor w = test::RandomTensor<float>({3, 3, 4, 2}, 2);  // depth 4 vs 3

@@ -40,9 +40,12 @@ struct BatchNormCall {
   TensorDescriptor x, per_channel;
 };
 
+// The layout, and the descriptors when x has elements (cuDNN refuses a
+// dimension of 0; the callers answer empty inputs without cuDNN).
 absl::Status Prepare(const KernelContext& ctx, const Tensor& x, BatchNormCall* call) {
   TFD_ASSIGN_OR_RETURN(std::string format, ctx.GetAttr<std::string>("data_format"));
   TFD_ASSIGN_OR_RETURN(call->layout, MakeBatchNormLayout(format, x.shape()));
+  if (x.NumElements() == 0) return absl::OkStatus();
   const BatchNormLayout& l = call->layout;
   constexpr int64_t kMaxDim = std::numeric_limits<int>::max();
   if (l.outer > kMaxDim || l.channels > kMaxDim || l.inner > kMaxDim ||
@@ -119,6 +122,8 @@ absl::Status FusedBatchNormGpu(KernelContext& ctx) {
     TFD_RETURN_IF_ERROR(gpu->Memset(out[3]->raw_data(), 0, stat_bytes));
     return gpu->Memset(out[4]->raw_data(), 0, stat_bytes);
   }
+  // No channels: every output is empty.
+  if (x.NumElements() == 0) return absl::OkStatus();
   // cuDNN scales the running outputs' old values by 1 - factor = 0 before
   // adding; zeros keep garbage (NaN * 0) out.
   TFD_RETURN_IF_ERROR(gpu->Memset(out[1]->raw_data(), 0, stat_bytes));
@@ -162,6 +167,8 @@ absl::Status FusedBatchNormGradGpu(KernelContext& ctx) {
     TFD_RETURN_IF_ERROR(gpu->Memset(out[1]->raw_data(), 0, out[1]->TotalBytes()));
     return gpu->Memset(out[2]->raw_data(), 0, out[2]->TotalBytes());
   }
+  // No channels: every output is empty.
+  if (x.NumElements() == 0) return absl::OkStatus();
   TFD_ASSIGN_OR_RETURN(Tensor inv_std, Tensor::Allocate(DT_FLOAT, TensorShape({C}), gpu));
   TFD_RETURN_IF_ERROR(TFD_CUDA_STATUS(cuda_kernels::LaunchInverseStd(
       ctx.input(4).data<float>(), epsilon, C, inv_std.data<float>(), gpu->stream())));

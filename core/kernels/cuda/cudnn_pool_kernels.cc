@@ -46,16 +46,23 @@ struct PoolCall {
   PoolingDescriptor pool;
 };
 
-absl::Status Prepare(const KernelContext& ctx, bool max, DataType dtype,
-                     const TensorShape& input_shape, PoolCall* call) {
+// The plan only: no cuDNN call, so it also serves empty tensors.
+absl::Status Plan(const KernelContext& ctx, bool max, DataType dtype,
+                  const TensorShape& input_shape, PoolCall* call) {
   TFD_ASSIGN_OR_RETURN(PoolAttrs attrs, ParsePoolAttrs(ctx.attrs(), /*allow_explicit=*/max));
   TFD_ASSIGN_OR_RETURN(PoolGeometry g, ComputePoolGeometry(attrs, input_shape));
   absl::StatusOr<CudnnPoolPlan> plan = cuda_kernels::MakeCudnnPoolPlan(g);
   if (!plan.ok()) return WithOpName(ctx.op_name(), plan.status());
   call->dtype = dtype;
   call->plan = *plan;
-  TFD_RETURN_IF_ERROR(call->x.Create(dtype, call->plan.input));
-  TFD_RETURN_IF_ERROR(call->y.Create(dtype, call->plan.output));
+  return absl::OkStatus();
+}
+
+// The descriptors of a planned call. Only for non-empty tensors: cuDNN
+// refuses a dimension of 0.
+absl::Status Describe(bool max, PoolCall* call) {
+  TFD_RETURN_IF_ERROR(call->x.Create(call->dtype, call->plan.input));
+  TFD_RETURN_IF_ERROR(call->y.Create(call->dtype, call->plan.output));
   return call->pool.Create(max, call->plan);
 }
 
@@ -64,10 +71,11 @@ template <bool kMax>
 absl::Status PoolGpu(KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
   PoolCall call;
-  TFD_RETURN_IF_ERROR(Prepare(ctx, kMax, input.dtype(), input.shape(), &call));
+  TFD_RETURN_IF_ERROR(Plan(ctx, kMax, input.dtype(), input.shape(), &call));
   TFD_ASSIGN_OR_RETURN(Tensor * output, ctx.AllocateOutput(0));
   if (output->NumElements() == 0) return absl::OkStatus();
   if (input.NumElements() == 0) return ctx.Error("pooling an empty input");
+  TFD_RETURN_IF_ERROR(Describe(kMax, &call));
   TFD_ASSIGN_OR_RETURN(CudaDevice * gpu, AsCudaDevice(ctx.device()));
   return cuda_kernels::WithCudnn(gpu, [&](cudnnHandle_t h) {
     const Scaling s(call.dtype);
@@ -79,10 +87,11 @@ absl::Status PoolGpu(KernelContext& ctx) {
 
 // Runs cudnnPoolingBackward; y and x are the forward output and input
 // (average pooling reads neither, so its caller passes dy and dx there).
-absl::Status Backward(CudaDevice* gpu, const PoolCall& call, const void* y, const void* dy,
+absl::Status Backward(CudaDevice* gpu, bool max, PoolCall& call, const void* y, const void* dy,
                       const void* x, Tensor* dx) {
   if (dx->NumElements() == 0) return absl::OkStatus();
   if (call.plan.output.elements() == 0) return gpu->Memset(dx->raw_data(), 0, dx->TotalBytes());
+  TFD_RETURN_IF_ERROR(Describe(max, &call));
   return cuda_kernels::WithCudnn(gpu, [&](cudnnHandle_t h) {
     const Scaling s(call.dtype);
     return TFD_CUDNN_STATUS(cudnnPoolingBackward(h, call.pool.get(), s.one(), call.y.get(), y,
@@ -97,27 +106,29 @@ absl::Status MaxPoolGradGpu(KernelContext& ctx) {
   const Tensor& orig_output = ctx.input(1);
   const Tensor& grad = ctx.input(2);
   PoolCall call;
-  TFD_RETURN_IF_ERROR(Prepare(ctx, true, orig_input.dtype(), orig_input.shape(), &call));
+  TFD_RETURN_IF_ERROR(Plan(ctx, true, orig_input.dtype(), orig_input.shape(), &call));
   if (orig_output.NumElements() != call.plan.output.elements() ||
       grad.NumElements() != call.plan.output.elements()) {
     return ctx.Error("orig_output and grad must have the pooled shape of orig_input");
   }
   TFD_ASSIGN_OR_RETURN(Tensor * dx, ctx.AllocateOutput(0));
   TFD_ASSIGN_OR_RETURN(CudaDevice * gpu, AsCudaDevice(ctx.device()));
-  return Backward(gpu, call, orig_output.raw_data(), grad.raw_data(), orig_input.raw_data(), dx);
+  return Backward(gpu, /*max=*/true, call, orig_output.raw_data(), grad.raw_data(),
+                  orig_input.raw_data(), dx);
 }
 
 // orig_input_shape (host), grad -> the gradient of the input.
 absl::Status AvgPoolGradGpu(KernelContext& ctx) {
   const Tensor& grad = ctx.input(1);
   PoolCall call;
-  TFD_RETURN_IF_ERROR(Prepare(ctx, false, grad.dtype(), ctx.output_shape(0), &call));
+  TFD_RETURN_IF_ERROR(Plan(ctx, false, grad.dtype(), ctx.output_shape(0), &call));
   if (grad.NumElements() != call.plan.output.elements()) {
     return ctx.Error("grad must have the pooled shape of orig_input_shape");
   }
   TFD_ASSIGN_OR_RETURN(Tensor * dx, ctx.AllocateOutput(0));
   TFD_ASSIGN_OR_RETURN(CudaDevice * gpu, AsCudaDevice(ctx.device()));
-  return Backward(gpu, call, grad.raw_data(), grad.raw_data(), dx->raw_data(), dx);
+  return Backward(gpu, /*max=*/false, call, grad.raw_data(), grad.raw_data(), dx->raw_data(),
+                  dx);
 }
 
 #define TFD_POOL_GPU(T)                                                                      \
