@@ -88,7 +88,7 @@ TEST(PrefetchToDeviceTest, ReadsAheadByBufferSizeAndNoMore) {
   auto first = (*it)->GetNext();
   ASSERT_TRUE(first.ok() && first->has_value());
   EXPECT_EQ((**first)[0].device(), FakeGpu::Get());
-  EXPECT_EQ((**first)[0].scalar<int64_t>(), 0);
+  EXPECT_EQ(test::ToHost((**first)[0]).scalar<int64_t>(), 0);
   EXPECT_TRUE(WaitFor([&] { return reads->load() == 4; })) << reads->load();
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_EQ(reads->load(), 4) << "read more than buffer_size ahead";
@@ -120,7 +120,7 @@ TEST(PrefetchToDeviceTest, StringsStayOnTheHost) {
   EXPECT_TRUE((*got)[1][0].device()->host_memory());
   EXPECT_EQ((*got)[1][0].scalar<std::string>(), "b");
   EXPECT_EQ((*got)[1][1].device(), FakeGpu::Get());
-  EXPECT_EQ((*got)[1][1].scalar<float>(), 2.0f);
+  EXPECT_EQ(test::ToHost((*got)[1][1]).scalar<float>(), 2.0f);
 }
 
 TEST(PrefetchToDeviceTest, UpstreamErrorPassesThroughOnceThenTheEnd) {
@@ -131,7 +131,7 @@ TEST(PrefetchToDeviceTest, UpstreamErrorPassesThroughOnceThenTheEnd) {
   for (int64_t i = 0; i < 2; ++i) {
     auto e = it->GetNext();
     ASSERT_TRUE(e.ok() && e->has_value());
-    EXPECT_EQ((**e)[0].scalar<int64_t>(), i);
+    EXPECT_EQ(test::ToHost((**e)[0]).scalar<int64_t>(), i);
   }
   auto bad = it->GetNext();
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kDataLoss);
@@ -172,7 +172,7 @@ TEST(PrefetchToDeviceTest, EachIteratorStartsOver) {
     auto got = Collect(ds);
     ASSERT_TRUE(got.ok());
     ASSERT_EQ(got->size(), 2u);
-    EXPECT_EQ((*got)[1][1].flat<int32_t>()[1], 3);
+    EXPECT_EQ(test::ToHost((*got)[1][1]).flat<int32_t>()[1], 3);
   }
 }
 

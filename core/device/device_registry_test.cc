@@ -57,10 +57,17 @@ TEST(DeviceRegistryTest, BadNamesAreInvalidArguments) {
 
 // One test, so the order of "before" and "after" registration is fixed.
 TEST(DeviceRegistryTest, GpusAppearOnceAFactoryIsRegistered) {
-  EXPECT_EQ(DeviceCount(DeviceType::kGPU), 0);
   absl::StatusOr<Device*> missing = FindDevice("/device:GPU:0");
+  // The GPU-default runs of the core suite link a GPU device library into
+  // every test (the CUDA device, or the fake GPU on the CPU), which has
+  // registered the GPU factory already, GPUs or not.
+  if (!Contains(missing.status(), "no GPU support")) {
+    GTEST_SKIP() << "a GPU device factory is linked into this build already (GPU:0: "
+                 << (missing.ok() ? (*missing)->name() : missing.status().ToString())
+                 << "); this test needs a build without one";
+  }
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_TRUE(Contains(missing.status(), "no GPU support")) << missing.status();
+  EXPECT_EQ(DeviceCount(DeviceType::kGPU), 0);
 
   static std::vector<std::unique_ptr<FakeGpu>>* gpus = new std::vector<std::unique_ptr<FakeGpu>>;
   gpus->push_back(std::make_unique<FakeGpu>(0));

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "core/device/device_registry.h"
 #include "core/framework/status.h"
 #include "core/framework/tensor_testutil.h"
 #include "gtest/gtest.h"
@@ -34,15 +35,28 @@ TEST(MirroredStrategyTest, NamesAndDevices) {
   EXPECT_EQ((*MirroredStrategy::WithCpuReplicas(3))->replica_devices(), devices);
 }
 
-TEST(MirroredStrategyTest, DefaultIsOneReplicaOnTheHostWithoutGpus) {
+// As TensorFlow's MirroredStrategy(): one replica per visible GPU, else one
+// on the host. A plain build has no GPUs; a GPU-default run of the core
+// suite has at least one.
+TEST(MirroredStrategyTest, DefaultIsEveryGpuElseTheHost) {
+  std::vector<Device*> expected;
+  for (int i = 0; i < DeviceCount(DeviceType::kGPU); ++i) {
+    absl::StatusOr<Device*> gpu = GetDevice(DeviceType::kGPU, i);
+    ASSERT_TRUE(gpu.ok()) << gpu.status();
+    expected.push_back(*gpu);
+  }
+  if (expected.empty()) expected.push_back(HostDevice());
   auto s = MirroredStrategy::Create();
   ASSERT_TRUE(s.ok()) << s.status();
-  EXPECT_EQ((*s)->replica_devices(), std::vector<Device*>{HostDevice()});
+  EXPECT_EQ((*s)->replica_devices(), expected);
   auto out = (*s)->Run([](ReplicaContext& ctx) -> absl::StatusOr<std::vector<Tensor>> {
     return ctx.AllReduce(ReduceOp::kMean, {Tensor::Scalar<float>(5)});
   });
   ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_EQ((*out)[0][0].scalar<float>(), 5.0f);
+  ASSERT_EQ(out->size(), expected.size());
+  for (const std::vector<Tensor>& replica : *out) {
+    EXPECT_EQ(test::ToHost(replica[0]).scalar<float>(), 5.0f);
+  }
 }
 
 TEST(MirroredStrategyTest, VariablesHaveOneIdenticalComponentPerReplica) {

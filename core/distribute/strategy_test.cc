@@ -42,7 +42,9 @@ class FakeReplicaContext : public ReplicaContext {
   int id_, n_;
 };
 
-TEST(DefaultStrategyTest, OneReplicaOneComponentOnTheHost) {
+// On the host, unless the process has a default device (a GPU-default
+// run): there, as the next test shows.
+TEST(DefaultStrategyTest, OneReplicaOneComponentOnTheCurrentDevice) {
   EXPECT_FALSE(HasStrategy());
   EXPECT_EQ(&CurrentStrategy(), &DefaultStrategy());
   EXPECT_EQ(DefaultStrategy().num_replicas_in_sync(), 1);
@@ -50,7 +52,7 @@ TEST(DefaultStrategyTest, OneReplicaOneComponentOnTheHost) {
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_EQ((*v)->num_components(), 1);
   EXPECT_EQ((*v)->name(), "dense/bias");
-  EXPECT_EQ((*v)->component(0).device(), HostDevice());
+  EXPECT_EQ((*v)->component(0).device(), *CurrentDevice());
   ExpectTensorEqual((*v)->Read(), AsTensor<float>({1.0f, 2.0f}, TensorShape({2})));
 }
 

@@ -107,7 +107,7 @@ TEST(AsyncCopyTest, DefaultHooksCopySynchronously) {
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(ready, nullptr);
   EXPECT_EQ(t->device(), &gpu);
-  EXPECT_EQ(t->data<double>()[1], 3.5);
+  EXPECT_EQ(test::ToHost(*t).data<double>()[1], 3.5);
   EXPECT_TRUE(gpu.WaitForFence(nullptr).ok());
 }
 

@@ -4,7 +4,11 @@
 //   - the real GPU build's (op, dtype) kernels exist for the FakeGpu, each
 //     running the CPU kernel (fake_gpu_kernels.h), so soft placement falls
 //     back to the host exactly where a GPU would;
-//   - the FakeGpu is the default device before the first test starts;
+//   - the FakeGpu is the default device before the first test starts, and
+//     the device registry's only GPU (GPU:0, though it keeps its name
+//     /device:GPU:9), so that code that counts or lists GPUs (strategies
+//     with no devices given, TFD_DEFAULT_DEVICE=auto) finds one GPU, as on
+//     a one-GPU machine;
 //   - the build defines TFD_CHECK_DEVICE_READS, so host code reading a
 //     FakeGpu tensor's bytes outside a kernel or copy aborts, naming the
 //     device (Note [Device reads] in device_access.h).
@@ -13,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/device/device_registry.h"
 #include "core/framework/fake_gpu_kernels.h"
 #include "core/framework/fake_gpu_testutil.h"
 #include "core/framework/placement.h"
@@ -38,8 +43,18 @@ class FakeGpuSuiteEnvironment : public ::testing::Environment {
                    std::string(registered.status().message()).c_str());
       std::abort();
     }
+    // Once per process: SetUp runs again for each --gtest_repeat.
+    static const bool factory_registered [[maybe_unused]] = [] {
+      RegisterDeviceFactory(
+          DeviceType::kGPU,
+          DeviceFactory{[] { return 1; },
+                        [](int) -> absl::StatusOr<Device*> { return FakeGpu::Get(); }});
+      return true;
+    }();
     SetDefaultDevice(FakeGpu::Get());
-    std::fprintf(stderr, "fake GPU suite: %d GPU kernels registered; default device %s\n",
+    std::fprintf(stderr,
+                 "fake GPU suite: %d GPU kernels registered; default device and GPU:0 of the "
+                 "device registry %s\n",
                  *registered, FakeGpu::Get()->name().c_str());
   }
 };

@@ -194,7 +194,9 @@ absl::StatusOr<Tensor> Tensor::CopyToAsync(Device* device,
                                                 device));
   const size_t n = TotalBytes();
   if (n == 0) return out;
-  TFD_ASSIGN_OR_RETURN(*ready, device->CopyHostToDeviceAsync(raw_data(), out.raw_data(), n));
+  // `out` is device memory: the copy only hands its address to the device.
+  TFD_ASSIGN_OR_RETURN(*ready, device->CopyHostToDeviceAsync(raw_data(), out.unchecked_raw_data(),
+                                                             n));
   return out;
 }
 

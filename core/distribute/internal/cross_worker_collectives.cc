@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
 #include "core/framework/status.h"
 
 namespace tfd {
@@ -50,6 +51,37 @@ absl::StatusOr<Published> Decode(const std::string& value, int worker) {
       kWho, ": worker ", worker, " published an unreadable collectives choice \"", value, "\""));
 }
 
+// Note [Leaving after the agreement]. Worker 0 serves the store in a job
+// (the chief's coordination service), which stops when its strategy
+// fails to start. A worker still reading the choices then gets CANCELLED
+// or UNAVAILABLE instead of the reason the job cannot start. So a worker
+// that fails the agreement marks that it is done reading, and worker 0,
+// before it returns such an error, waits (within the timeout) for the
+// others' marks. Only the failing paths need this: when one worker fails
+// the agreement, every worker that reads the choices fails it too. A
+// worker that never published is not waited for twice: a store read has
+// timed out already.
+std::string ReadMarkKey(const std::string& prefix, int rank) {
+  return absl::StrCat(prefix, "read/", rank);
+}
+
+// Marks this worker as done reading and returns `error`, worker 0 only once
+// every other worker has marked or the timeout has passed. Best effort: a
+// store that fails here must not hide `error`, the reason.
+absl::Status AfterTheOthersRead(NcclIdStore& store, const std::string& prefix, int rank,
+                                int num_workers, absl::Duration timeout, absl::Status error) {
+  static_cast<void>(store.Set(ReadMarkKey(prefix, rank), "1"));
+  if (rank != 0) return error;
+  const absl::Time deadline = absl::Now() + timeout;
+  for (int w = 1; w < num_workers; ++w) {
+    const absl::Duration left = deadline - absl::Now();
+    if (left <= absl::ZeroDuration()) break;
+    // A worker that never marks only costs the wait.
+    static_cast<void>(store.Get(ReadMarkKey(prefix, w), left));
+  }
+  return error;
+}
+
 }  // namespace
 
 const char* CrossWorkerEngineName(CrossWorkerEngine engine) {
@@ -90,7 +122,9 @@ absl::StatusOr<CrossWorkerEngine> AgreeOnCrossWorkerEngine(
     int local_replicas, const absl::StatusOr<CrossWorkerEngine>& mine, absl::Duration timeout) {
   TFD_RETURN_IF_ERROR(store.Set(absl::StrCat(prefix, rank), Encode(mine, local_replicas)));
   // Published before failing, so that the others learn why.
-  TFD_RETURN_IF_ERROR(mine.status());
+  if (!mine.ok()) {
+    return AfterTheOthersRead(store, prefix, rank, num_workers, timeout, mine.status());
+  }
   std::vector<std::string> choices;
   bool differ = false;
   std::string first;
@@ -103,18 +137,21 @@ absl::StatusOr<CrossWorkerEngine> AgreeOnCrossWorkerEngine(
     }
     TFD_ASSIGN_OR_RETURN(Published theirs, Decode(*value, w));
     if (!theirs.error.ok()) {
-      return absl::Status(theirs.error.code(),
-                          absl::StrCat(kWho, ": worker ", w, " cannot take part: ",
-                                       theirs.error.message()));
+      return AfterTheOthersRead(
+          store, prefix, rank, num_workers, timeout,
+          absl::Status(theirs.error.code(), absl::StrCat(kWho, ": worker ", w, " cannot take part: ",
+                                                         theirs.error.message())));
     }
     if (w == 0) first = theirs.text;
     differ = differ || theirs.text != first;
     choices.push_back(absl::StrCat("worker ", w, ": ", theirs.text));
   }
   if (differ) {
-    return FailedPrecondition(kWho, ": the workers must use the same collectives and the same "
-                              "number of local replicas (AUTO picks NCCL only where every local "
-                              "replica is a GPU): ", absl::StrJoin(choices, "; "));
+    return AfterTheOthersRead(
+        store, prefix, rank, num_workers, timeout,
+        FailedPrecondition(kWho, ": the workers must use the same collectives and the same "
+                           "number of local replicas (AUTO picks NCCL only where every local "
+                           "replica is a GPU): ", absl::StrJoin(choices, "; ")));
   }
   return *mine;
 }

@@ -62,7 +62,10 @@ absl::StatusOr<CrossWorkerEngine> ChooseCrossWorkerEngine(
 // Errors: this worker's own choice error; the first other worker's error,
 // with its code, naming that worker; FAILED_PRECONDITION listing every
 // worker's choice when they differ in engine or local replica count; the
-// store's DEADLINE_EXCEEDED for a worker that never published.
+// store's DEADLINE_EXCEEDED for a worker that never published. Worker 0,
+// which serves the store in a job, returns an error only once the others
+// have read the choices or `timeout` has passed (Note [Leaving after the
+// agreement] in the .cc).
 absl::StatusOr<CrossWorkerEngine> AgreeOnCrossWorkerEngine(
     NcclIdStore& store, const std::string& prefix, int rank, int num_workers,
     int local_replicas, const absl::StatusOr<CrossWorkerEngine>& mine, absl::Duration timeout);

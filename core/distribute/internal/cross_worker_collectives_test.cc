@@ -1,5 +1,8 @@
 #include "core/distribute/internal/cross_worker_collectives.h"
 
+#include <string>
+#include <vector>
+
 #include "core/distribute/collectives/nccl/memory_id_store.h"
 #include "gtest/gtest.h"
 
@@ -119,6 +122,49 @@ TEST(AgreeOnCrossWorkerEngineTest, SilentOrGarbledWorkersAreErrors) {
           .status()
           .code(),
       Code::kDataLoss);
+}
+
+// A MemoryIdStore that records the keys asked for.
+class RecordingStore : public MemoryIdStore {
+ public:
+  absl::StatusOr<std::string> Get(const std::string& key, absl::Duration timeout) override {
+    asked.push_back(key);
+    return MemoryIdStore::Get(key, timeout);
+  }
+  std::vector<std::string> asked;
+};
+
+// Worker 0 serves the store in a job: before it fails, it waits for the
+// others to have read the choices, or they would see the store vanish
+// instead of the reason.
+TEST(AgreeOnCrossWorkerEngineTest, AFailingWorkerZeroWaitsForTheOthersToRead) {
+  RecordingStore store;
+  store.values["c/0"] = "RING 1";
+  store.values["c/1"] = "RING 2";
+  store.values["c/2"] = "RING 1";
+  // Workers 1 and 2 read the differing choices and mark that they are done.
+  for (int rank : {1, 2}) {
+    const int local = rank == 1 ? 2 : 1;
+    EXPECT_EQ(AgreeOnCrossWorkerEngine(store, "c/", rank, 3, local, CrossWorkerEngine::kRing,
+                                       absl::Seconds(1))
+                  .status()
+                  .code(),
+              Code::kFailedPrecondition);
+    EXPECT_EQ(store.values.count("c/read/" + std::to_string(rank)), 1u) << rank;
+  }
+  store.asked.clear();
+  auto chief =
+      AgreeOnCrossWorkerEngine(store, "c/", 0, 3, 1, CrossWorkerEngine::kRing, absl::Seconds(1));
+  EXPECT_EQ(chief.status().code(), Code::kFailedPrecondition) << chief.status();
+  EXPECT_EQ(store.asked,
+            (std::vector<std::string>{"c/0", "c/1", "c/2", "c/read/1", "c/read/2"}));
+  // Agreeing workers leave at once: nobody waits for marks.
+  RecordingStore agree;
+  agree.values["c/1"] = "RING 1";
+  ASSERT_TRUE(
+      AgreeOnCrossWorkerEngine(agree, "c/", 0, 2, 1, CrossWorkerEngine::kRing, absl::Seconds(1))
+          .ok());
+  EXPECT_EQ(agree.asked, (std::vector<std::string>{"c/0", "c/1"}));
 }
 
 TEST(NcclRanksOfWorkerTest, RanksAreWorkerMajor) {

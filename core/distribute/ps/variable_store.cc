@@ -24,12 +24,9 @@ absl::Status CheckSameShape(const std::string& what, const std::string& name,
   return absl::OkStatus();
 }
 
-Tensor Copy(const Tensor& t) {
-  Tensor out(t.dtype(), t.shape());
-  const absl::Span<float> from = t.flat<float>();
-  std::copy(from.begin(), from.end(), out.data<float>());
-  return out;
-}
+// A deep copy in host memory, where the ps keeps its values. `t` may be on
+// a device: an in-process caller's tensor can come from a GPU.
+absl::StatusOr<Tensor> HostCopy(const Tensor& t) { return t.CopyTo(HostDevice()); }
 
 }  // namespace
 
@@ -56,7 +53,7 @@ absl::Status VariableStore::Create(const std::string& name, const Tensor& initia
   variable->optimizer = optimizer;
   {
     absl::MutexLock variable_lock(&variable->mu);
-    variable->value = Copy(initial_value);
+    TFD_ASSIGN_OR_RETURN(variable->value, HostCopy(initial_value));
     TFD_RETURN_IF_ERROR(AddMissingSlots(*variable));
   }
   variables_.emplace(name, std::move(variable));
@@ -75,14 +72,14 @@ absl::StatusOr<Tensor> VariableStore::Read(const std::string& name, int64_t* ste
   TFD_ASSIGN_OR_RETURN(std::shared_ptr<Variable> variable, Find(name));
   absl::MutexLock lock(&variable->mu);
   if (step != nullptr) *step = variable->step;
-  return Copy(variable->value);
+  return HostCopy(variable->value);
 }
 
 absl::Status VariableStore::Assign(const std::string& name, const Tensor& value) {
   TFD_ASSIGN_OR_RETURN(std::shared_ptr<Variable> variable, Find(name));
   absl::MutexLock lock(&variable->mu);
   TFD_RETURN_IF_ERROR(CheckSameShape("assigned value", name, variable->value.shape(), value));
-  variable->value = Copy(value);
+  TFD_ASSIGN_OR_RETURN(variable->value, HostCopy(value));
   return absl::OkStatus();
 }
 
@@ -90,9 +87,12 @@ absl::StatusOr<VariableStore::State> VariableStore::ReadState(const std::string&
   TFD_ASSIGN_OR_RETURN(std::shared_ptr<Variable> variable, Find(name));
   absl::MutexLock lock(&variable->mu);
   State state;
-  state.value = Copy(variable->value);
+  TFD_ASSIGN_OR_RETURN(state.value, HostCopy(variable->value));
   state.optimizer = variable->optimizer;
-  for (const Tensor& slot : variable->slots) state.slots.push_back(Copy(slot));
+  for (const Tensor& slot : variable->slots) {
+    TFD_ASSIGN_OR_RETURN(Tensor copy, HostCopy(slot));
+    state.slots.push_back(std::move(copy));
+  }
   state.step = variable->step;
   return state;
 }
@@ -109,10 +109,17 @@ absl::Status VariableStore::AssignState(const std::string& name, const State& st
   }
   for (const Tensor& slot : state.slots) TFD_RETURN_IF_ERROR(CheckSameShape("slot", name, shape, slot));
   if (state.step < 0) return InvalidArgument("variable ", name, ": negative step ", state.step);
-  variable->value = Copy(state.value);
+  // Copied before anything changes, so that a failed copy leaves the
+  // variable as it was.
+  TFD_ASSIGN_OR_RETURN(Tensor value, HostCopy(state.value));
+  std::vector<Tensor> slots;
+  for (const Tensor& slot : state.slots) {
+    TFD_ASSIGN_OR_RETURN(Tensor copy, HostCopy(slot));
+    slots.push_back(std::move(copy));
+  }
+  variable->value = std::move(value);
   variable->optimizer = state.optimizer;
-  variable->slots.clear();
-  for (const Tensor& slot : state.slots) variable->slots.push_back(Copy(slot));
+  variable->slots = std::move(slots);
   variable->step = state.step;
   return absl::OkStatus();
 }
@@ -154,6 +161,9 @@ absl::Status VariableStore::AssignSub(const std::string& name, const Tensor& del
   TFD_ASSIGN_OR_RETURN(std::shared_ptr<Variable> variable, Find(name));
   absl::MutexLock lock(&variable->mu);
   TFD_RETURN_IF_ERROR(CheckSameShape("delta", name, variable->value.shape(), delta));
+  // On the host, where the ps keeps its values: a default GPU would make
+  // the new value a device tensor that the ps's reads cannot touch.
+  DeviceScope on_the_host(HostDevice());
   TFD_ASSIGN_OR_RETURN(variable->value, Execute1("Sub", {variable->value, delta}));
   return absl::OkStatus();
 }

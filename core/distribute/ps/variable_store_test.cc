@@ -1,5 +1,8 @@
 #include "core/distribute/ps/variable_store.h"
 
+#include "core/framework/fake_gpu_kernels.h"
+#include "core/framework/fake_gpu_testutil.h"
+#include "core/framework/placement.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -46,6 +49,33 @@ TEST(VariableStoreTest, AssignSubLeavesTheOptimizerAlone) {
   EXPECT_THAT(Values(state->slots[0]), ElementsAre(FloatNear(-0.1f, 1e-7), FloatNear(-0.1f, 1e-7)));
   EXPECT_EQ(store.AssignSub("w", Vec({1})).code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(store.AssignSub("nope", Vec({1})).code(), absl::StatusCode::kNotFound);
+}
+
+// A ps keeps its values in host memory whatever the process's default
+// device: a value handed in from a GPU is copied to the host, and the
+// store's own ops run there. The FakeGpu counts the copies to and from it.
+TEST(VariableStoreTest, ValuesStayInHostMemoryUnderADefaultGpu) {
+  test::FakeGpu* gpu = test::FakeGpu::Get();
+  // A GPU kernel for Sub, so that a default-device placement would take it.
+  ASSERT_TRUE(test::RegisterFakeGpuKernels("Sub float32\n").ok());
+  Device* const previous_default = DefaultDevice().value_or(nullptr);
+  SetDefaultDevice(gpu);
+  VariableStore store;
+  ASSERT_TRUE(store.Create("w", Vec({1, 2}), Sgd(0.1f)).ok());
+  absl::StatusOr<Tensor> on_gpu = Vec({5, 6}).CopyTo(gpu);
+  ASSERT_TRUE(on_gpu.ok()) << on_gpu.status();
+  const int to_host = gpu->copies_to_host();
+  ASSERT_TRUE(store.Assign("w", *on_gpu).ok());
+  EXPECT_EQ(gpu->copies_to_host() - to_host, 1) << "the GPU value was not copied to the host";
+  // On the GPU, Sub would first copy its two host inputs there.
+  const int to_device = gpu->copies_to_device();
+  ASSERT_TRUE(store.AssignSub("w", Vec({1, 1})).ok());
+  EXPECT_EQ(gpu->copies_to_device(), to_device) << "AssignSub ran on the default GPU";
+  absl::StatusOr<Tensor> read = store.Read("w");
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_TRUE(read->device()->host_memory());
+  EXPECT_THAT(Values(*read), ElementsAre(4.0f, 5.0f));
+  SetDefaultDevice(previous_default);
 }
 
 TEST(VariableStoreTest, GradientCarriesTheRuleOfALaterCompile) {

@@ -55,7 +55,7 @@ absl::StatusOr<Tensor> RandomInt(const std::vector<int64_t>& shape, Int lo, Int 
                   AttrMap().Set("seed", seed).Set("seed2", seed2));
 }
 
-// Element i's bit pattern (2, 4 or 8 bytes).
+// Element i's bit pattern (2, 4 or 8 bytes); `t` in host memory.
 uint64_t BitsAt(const Tensor& t, int64_t i) {
   const size_t size = DataTypeSize(t.dtype());
   uint64_t bits = 0;
@@ -84,8 +84,10 @@ constexpr int kTranscendentalUlps = 2;
 void ExpectBits(const Tensor& t, const std::vector<int64_t>& positions,
                 const std::vector<uint64_t>& expected, int max_ulps) {
   ASSERT_EQ(positions.size(), expected.size());
+  // Op outputs are on the default device when there is one.
+  const Tensor host = test::ToHost(t);
   for (size_t k = 0; k < positions.size(); ++k) {
-    const uint64_t got = BitsAt(t, positions[k]);
+    const uint64_t got = BitsAt(host, positions[k]);
     EXPECT_LE(UlpDistance(got, expected[k], DataTypeSize(t.dtype())), max_ulps)
         << "element " << positions[k] << ": got 0x" << std::hex << got << ", want 0x"
         << expected[k];

@@ -75,7 +75,8 @@ std::shared_ptr<Sequential> CompiledModel() {
 std::vector<std::vector<float>> Weights(const Model& model) {
   std::vector<std::vector<float>> out;
   for (const Weight& w : model.weights()) {
-    Tensor t = w->component(0).Peek();
+    // Through a host copy: the weights live on the default device.
+    Tensor t = tfd::test::ToHost(w->component(0).Peek());
     out.emplace_back(t.data<float>(), t.data<float>() + t.NumElements());
   }
   return out;
