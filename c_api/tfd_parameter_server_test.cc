@@ -7,7 +7,9 @@
 // then the roles' errors. (A job of real processes is
 // tests/parameter_server:capi_ps_job_test.)
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -110,6 +112,42 @@ struct ShardedRows {
   }
 };
 
+// The dataset function of a job whose workers' data lies in memory this
+// test owns, wrapped by TF_NewTensor: its deallocator runs when the last
+// user of the data (the worker's iterator over it) is gone, which the
+// test sees without any hook into the library.
+struct TrackedRows {
+  static constexpr int kRows = 32;
+  std::atomic<int> buffers_made{0};
+  std::atomic<int> buffers_freed{0};
+
+  static void Free(void* data, size_t, void* arg) {
+    std::free(data);
+    static_cast<TrackedRows*>(arg)->buffers_freed++;
+  }
+
+  static TFD_Dataset* Make(void* user_data, int, int, TF_Status* status) {
+    auto* self = static_cast<TrackedRows*>(user_data);
+    auto* x = static_cast<float*>(std::malloc(sizeof(float) * kRows * 4));
+    auto* y = static_cast<int32_t*>(std::malloc(sizeof(int32_t) * kRows));
+    for (int i = 0; i < kRows * 4; ++i) x[i] = static_cast<float>((i * 7) % 13) / 6 - 1;
+    for (int i = 0; i < kRows; ++i) y[i] = i % 3;
+    const int64_t x_dims[2] = {kRows, 4};
+    const int64_t y_dims[1] = {kRows};
+    TF_Tensor* parts[2] = {
+        TF_NewTensor(TF_FLOAT, x_dims, 2, x, sizeof(float) * kRows * 4, Free, self),
+        TF_NewTensor(TF_INT32, y_dims, 1, y, sizeof(int32_t) * kRows, Free, self)};
+    self->buffers_made += 2;
+    Status s;
+    TFD_Dataset* rows = TFD_NewDatasetFromTensors(parts, 2, s);
+    TF_DeleteTensor(parts[0]);
+    TF_DeleteTensor(parts[1]);
+    TFD_Dataset* batches = RepeatedBatches(rows, 16, s);
+    if (s.code() != TF_OK) TF_SetStatus(status, s.code(), s.message().c_str());
+    return batches;
+  }
+};
+
 int RecordEpochLoss(void* user_data, int, int64_t, int epoch_end, const char* const*,
                     const double* values, int) {
   if (epoch_end) static_cast<std::vector<double>*>(user_data)->push_back(values[0]);
@@ -155,6 +193,16 @@ class TfdParameterServerTest : public ::testing::Test {
   // The ps, then the workers, each serving WorkerData(w + 1) or, with
   // `rows`, the shards ShardedRows makes; then the chief's model.
   void StartJob(ShardedRows* rows = nullptr) {
+    if (rows != nullptr) {
+      StartJobServing(&ShardedRows::Make, rows);
+    } else {
+      StartJobServing(nullptr, nullptr);
+    }
+  }
+
+  // StartJob, with the workers serving what `dataset_fn` makes (when not
+  // null).
+  void StartJobServing(TFD_DatasetFn dataset_fn, void* user_data) {
     Status s;
     TFD_Options* ps_options = TaskOptions(TfConfig("ps", 0), s);
     ps_ = TFD_StartParameterServer(ps_options, s);
@@ -166,9 +214,9 @@ class TfdParameterServerTest : public ::testing::Test {
       EXPECT_EQ(TFD_StrategyNumReplicas(worker_strategies_.back(), s), 1);
       worker_models_.push_back(NamedMlp(worker_strategies_.back(), s));
       ASSERT_TF_OK(s);
-      if (rows != nullptr) {
+      if (dataset_fn != nullptr) {
         servers_.push_back(TFD_ModelServeTrainStepsFromFunction(worker_models_.back(),
-                                                                &ShardedRows::Make, rows, s));
+                                                                dataset_fn, user_data, s));
       } else {
         worker_data_.push_back(WorkerData(w + 1, s));
         ASSERT_TF_OK(s);
@@ -317,6 +365,33 @@ TEST_F(TfdParameterServerTest, CustomLoopSchedulesStepsOnTheWorkersShards) {
   EXPECT_EQ(s.code(), TF_DATA_LOSS) << s.message();
   EXPECT_NE(s.message().find("the worker's files are corrupt"), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("input pipeline id"), std::string::npos) << s.message();
+}
+
+// TFD_DeleteCoordinator releases the iterators it made on the workers:
+// the data under them is freed then, and not before.
+TEST_F(TfdParameterServerTest, DeletingTheCoordinatorReleasesTheWorkersIterators) {
+  TrackedRows rows;
+  ASSERT_NO_FATAL_FAILURE(StartJobServing(&TrackedRows::Make, &rows));
+  Status s;
+  for (int round = 1; round <= 2; ++round) {
+    SCOPED_TRACE(::testing::Message() << "coordinator " << round);
+    TFD_Coordinator* coordinator = TFD_NewCoordinator(chief_model_, s);
+    ASSERT_TF_OK(s);
+    // Each worker made its dataset: two buffers each, all in use.
+    EXPECT_EQ(rows.buffers_made.load(), 4 * round);
+    for (int step = 0; step < 4; ++step) {
+      TFD_DeleteRemoteValue(TFD_CoordinatorScheduleTrainStep(coordinator, s));
+      ASSERT_TF_OK(s);
+    }
+    TFD_CoordinatorJoin(coordinator, s);
+    ASSERT_TF_OK(s);
+    EXPECT_EQ(rows.buffers_freed.load(), 4 * (round - 1));
+    // The release reaches every worker before TFD_DeleteCoordinator
+    // returns.
+    TFD_DeleteCoordinator(coordinator);
+    EXPECT_EQ(rows.buffers_freed.load(), 4 * round);
+  }
+  TFD_DeleteCoordinator(nullptr);  // A no-op.
 }
 
 TEST_F(TfdParameterServerTest, RolesRefuseWhatTheyDoNotDo) {

@@ -134,5 +134,28 @@ TEST(AsyncCopyTest, BadInputsAreErrors) {
   EXPECT_EQ(on_gpu->CopyToAsync(gpu, &ready).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+TEST(AsyncCopyTest, StringTensorsAreNeverCopiedToADevice) {
+  FakeGpu* gpu = FakeGpu::Get();
+  Tensor strings(DT_STRING, {2});
+  strings.data<std::string>()[0] = "a string longer than the small-string buffer";
+  const int copies = gpu->copies_to_device();
+  for (const absl::Status& status :
+       {strings.CopyTo(gpu).status(),
+        [&] {
+          std::shared_ptr<DeviceFence> ready;
+          return strings.CopyToAsync(gpu, &ready).status();
+        }()}) {
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+    EXPECT_NE(status.message().find("string tensor of shape [2]"), std::string::npos) << status;
+    EXPECT_NE(status.message().find(gpu->name()), std::string::npos) << status;
+  }
+  EXPECT_EQ(gpu->copies_to_device(), copies);
+  // To the host they are deep copies.
+  absl::StatusOr<Tensor> host = strings.CopyTo(HostDevice());
+  ASSERT_TRUE(host.ok()) << host.status();
+  EXPECT_FALSE(host->SharesBufferWith(strings));
+  EXPECT_EQ(host->data<std::string>()[0], strings.data<std::string>()[0]);
+}
+
 }  // namespace
 }  // namespace tfd

@@ -97,6 +97,13 @@ KernelRegistrar::KernelRegistrar(const char* op, DeviceType device, DataType dty
 // Registered kernels are never removed, so a cached pointer stays valid.
 absl::StatusOr<const KernelFn*> LookupKernel(absl::string_view op, DeviceType device,
                                             DataType dtype) {
+  // Note [Host-only dtypes] in placement.h: whatever is registered, only
+  // the host runs ops on strings, resources and variants.
+  if (device != DeviceType::kCPU && IsHostOnlyType(dtype)) {
+    return NotFound("no ", DeviceTypeName(device), " kernel for op '", op, "' with dtype ",
+                    DataTypeName(dtype), ": ", DataTypeName(dtype),
+                    " tensors stay in host memory and only host kernels run on them");
+  }
   struct Slot {
     const char* data = nullptr;
     size_t size = 0;

@@ -88,7 +88,9 @@ struct KernelRegistrar {
 };
 
 // The kernel for (op, device, dtype), falling back to one registered for
-// every dtype. NOT_FOUND names what is missing and what exists.
+// every dtype. NOT_FOUND names what is missing and what exists. A device
+// type other than kCPU has no kernel for a host-only dtype (IsHostOnlyType:
+// strings), even one registered for it or for every dtype.
 absl::StatusOr<const KernelFn*> LookupKernel(absl::string_view op, DeviceType device,
                                             DataType dtype);
 

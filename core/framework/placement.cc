@@ -71,9 +71,22 @@ bool PinnedToHost(const OpDef& op, absl::Span<const Tensor> inputs) {
   return true;
 }
 
-// `device` when it has a kernel for the op, else the host (soft placement).
-Device* DeviceOrHost(const OpDef& op, Device* device, DataType kernel_dtype) {
+// Note [Host-only dtypes]: whether the op reads strings (by its kernel
+// dtype or any input), which only the host may do.
+bool ReadsHostOnlyDtype(absl::Span<const Tensor> inputs, DataType kernel_dtype) {
+  if (IsHostOnlyType(kernel_dtype)) return true;
+  for (const Tensor& t : inputs) {
+    if (t.defined() && IsHostOnlyType(t.dtype())) return true;
+  }
+  return false;
+}
+
+// `device` when it has a kernel for the op and may hold its inputs, else
+// the host (soft placement).
+Device* DeviceOrHost(const OpDef& op, Device* device, absl::Span<const Tensor> inputs,
+                     DataType kernel_dtype) {
   if (device->host_memory()) return device;  // Every op has a CPU kernel.
+  if (ReadsHostOnlyDtype(inputs, kernel_dtype)) return HostDevice();
   return LookupKernel(op.name, device->type(), kernel_dtype).ok() ? device : HostDevice();
 }
 
@@ -136,16 +149,22 @@ absl::StatusOr<Device*> CurrentDevice() {
 absl::StatusOr<Device*> PlaceOp(const OpDef& op, absl::Span<const Tensor> inputs,
                                 DataType kernel_dtype, Device* requested) {
   if (requested != nullptr) return requested;
-  if (Device* scoped = DeviceScope::Current()) return scoped;
+  if (Device* scoped = DeviceScope::Current()) {
+    // Note [Host-only dtypes]: a scope does not put strings on a GPU.
+    if (!scoped->host_memory() && ReadsHostOnlyDtype(inputs, kernel_dtype)) {
+      return HostDevice();
+    }
+    return scoped;
+  }
   for (const Tensor& t : inputs) {
     if (t.defined() && !t.device()->host_memory()) {
-      return DeviceOrHost(op, t.device(), kernel_dtype);
+      return DeviceOrHost(op, t.device(), inputs, kernel_dtype);
     }
   }
   TFD_ASSIGN_OR_RETURN(Device* default_device, DefaultDevice());
   if (default_device != nullptr) {
     if (PinnedToHost(op, inputs)) return HostDevice();
-    return DeviceOrHost(op, default_device, kernel_dtype);
+    return DeviceOrHost(op, default_device, inputs, kernel_dtype);
   }
   for (const Tensor& t : inputs) {
     if (t.defined()) return t.device();

@@ -24,11 +24,34 @@
 //      int32/int64 host tensor (<= 64 elements: shapes, axes, counters), as
 //      TensorFlow pins such ops; otherwise the default device;
 //   5. the device of its first input, else the host.
-// 1 and 2 are hard placements: a missing kernel is NOT_FOUND. 3 and 4 are
+// 1 and 2 are hard placements: a missing kernel is NOT_FOUND (except for
+// strings under a scope: Note [Host-only dtypes]). 3 and 4 are
 // soft: when the chosen device has no kernel for (op, device type, dtype)
 // the op runs on the host instead, and Execute copies its inputs there.
 // TensorFlow does not let inputs pick the device (3); tfd keeps that rule
 // so that tensors made on a GPU stay there without a scope.
+//
+// Note [Host-only dtypes]. Strings (and resource and variant handles) are
+// objects, not bytes: a GPU kernel that moves elements "by element size"
+// (Identity, Reshape, ... registered for every dtype) would copy host
+// pointers. So they stay in host memory, as in TensorFlow, whose GPU
+// kernels' type constraints leave them out. The rule: an op that reads a
+// host-only dtype (IsHostOnlyType) -- its kernel dtype or any input's --
+// runs on the host wherever placement had a choice:
+//   - soft placement (3, 4) sends it to the host;
+//   - so does a DeviceScope on a device outside host memory, as
+//     TensorFlow's soft placement (on by default in eager) runs
+//     `with tf.device("/GPU:0"): tf.identity(strings)` on the CPU; other
+//     ops under a scope stay hard;
+//   - a device passed to Execute stays hard: the op fails with an error
+//     naming the dtype.
+// Below placement, the same rule holds without exceptions: LookupKernel
+// finds no kernel of a device type other than kCPU for a host-only dtype,
+// even one registered for it, and Tensor::CopyTo and CopyToAsync refuse to
+// copy a string tensor to a device outside host memory (INVALID_ARGUMENT
+// naming the dtype), so nothing copies a string's bytes to a device.
+// Not covered: an op that makes a string output from no string input (no
+// such op exists); its kernel fails to allocate that output on a device.
 //
 // Thread safety: everything here may be called from any thread; a new
 // default device applies to ops started after the call.

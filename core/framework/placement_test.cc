@@ -4,6 +4,7 @@
 #include "core/framework/placement.h"
 
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "core/device/cpu/cpu_device.h"
@@ -103,6 +104,80 @@ absl::Status Normal(KernelContext& ctx) {
 TFD_REGISTER_KERNEL("StatelessRandomNormal", DeviceType::kCPU, DT_INT32, Normal);
 TFD_REGISTER_KERNEL("StatelessRandomNormal", DeviceType::kGPU, DT_INT32, Normal);
 
+// y = x for every dtype, as the shape ops are. The CPU kernel copies
+// elements (strings by value); the GPU kernel moves bytes "by element
+// size", as the GPU's any-dtype kernels do, and would be wrong for strings.
+TFD_REGISTER_OP("PlacementTestPassThrough")
+    .Input("x", "T")
+    .Output("y", "T")
+    .TypeAttr("T")
+    .SetShapeFn(SameShape);
+
+absl::Status PassThroughOnHost(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  if (!x.device()->host_memory()) return ctx.Error("input not in host memory");
+  TFD_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0));
+  if (x.dtype() == DT_STRING) {
+    for (int64_t i = 0; i < x.NumElements(); ++i) {
+      y->data<std::string>()[i] = x.data<std::string>()[i];
+    }
+    return absl::OkStatus();
+  }
+  std::memcpy(y->raw_data(), x.raw_data(), y->TotalBytes());
+  return absl::OkStatus();
+}
+TFD_REGISTER_KERNEL("PlacementTestPassThrough", DeviceType::kCPU, DT_INVALID,
+                    PassThroughOnHost);
+
+absl::Status PassThroughBytes(KernelContext& ctx) {
+  if (!OnKernelDevice(ctx, ctx.input(0))) return ctx.Error("input not on the device");
+  TFD_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0));
+  std::memcpy(y->raw_data(), ctx.input(0).raw_data(),
+              ctx.input(0).NumElements() * DataTypeSize(ctx.input(0).dtype()));
+  return absl::OkStatus();
+}
+TFD_REGISTER_KERNEL("PlacementTestPassThrough", DeviceType::kGPU, DT_INVALID,
+                    PassThroughBytes);
+// Even a kernel registered for strings on the GPU is never chosen.
+TFD_REGISTER_KERNEL("PlacementTestPassThrough", DeviceType::kGPU, DT_STRING,
+                    PassThroughBytes);
+
+// y = x, with string labels beside it; one kernel serves every dtype, so
+// the strings are not the kernel's dtype but an input's.
+TFD_REGISTER_OP("PlacementTestLabeled")
+    .Input("x", "T")
+    .Input("labels", "string")
+    .Output("y", "T")
+    .TypeAttr("T")
+    .AnyTypeKernel()
+    .SetShapeFn(SameShape);
+
+absl::Status Labeled(KernelContext& ctx) {
+  if (!ctx.input(1).device()->host_memory()) return ctx.Error("labels not in host memory");
+  return ctx.SetOutput(0, ctx.input(0));
+}
+TFD_REGISTER_KERNEL("PlacementTestLabeled", DeviceType::kCPU, DT_INVALID, Labeled);
+TFD_REGISTER_KERNEL("PlacementTestLabeled", DeviceType::kGPU, DT_INVALID, Labeled);
+
+Tensor Strings(const std::vector<std::string>& values) {
+  Tensor t(DT_STRING, {static_cast<int64_t>(values.size())});
+  for (size_t i = 0; i < values.size(); ++i) t.data<std::string>()[i] = values[i];
+  return t;
+}
+
+std::vector<std::string> StringsOf(const Tensor& t) {
+  EXPECT_EQ(t.dtype(), DT_STRING);
+  if (t.dtype() != DT_STRING || !t.device()->host_memory()) return {};
+  return std::vector<std::string>(t.data<std::string>(), t.data<std::string>() + t.NumElements());
+}
+
+// Longer than the small-string buffer, so a byte copy would copy a pointer.
+const std::vector<std::string>& Words() {
+  static const std::vector<std::string>* const words = new std::vector<std::string>{
+      "", "short", "a string well past the small-string optimization's buffer"};
+  return *words;
+}
+
 // Sets the default device for one test and restores "none" after it.
 class PlacementTest : public ::testing::Test {
  protected:
@@ -196,6 +271,76 @@ TEST_F(PlacementTest, HostMemoryInputsStayOnTheHost) {
                                        test::Int32Vector({2})});
   ASSERT_TRUE(y.ok()) << y.status();
   EXPECT_EQ(y->device(), Gpu());
+}
+
+TEST_F(PlacementTest, StringOpsRunOnTheHostUnderAGpuDefault) {
+  // Note [Host-only dtypes]: the GPU's kernels serve no string, whatever
+  // is registered.
+  EXPECT_TRUE(LookupKernel("PlacementTestPassThrough", DeviceType::kGPU, DT_FLOAT).ok());
+  absl::StatusOr<const KernelFn*> gpu_strings =
+      LookupKernel("PlacementTestPassThrough", DeviceType::kGPU, DT_STRING);
+  EXPECT_EQ(gpu_strings.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(gpu_strings.status().message().find("string tensors stay in host memory"),
+            std::string::npos)
+      << gpu_strings.status();
+  EXPECT_TRUE(LookupKernel("PlacementTestPassThrough", DeviceType::kCPU, DT_STRING).ok());
+
+  const int copies = Gpu()->copies_to_device();
+  absl::StatusOr<Tensor> y = Execute1("PlacementTestPassThrough", {Strings(Words())});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ(y->device(), HostDevice());
+  EXPECT_EQ(StringsOf(*y), Words());
+  EXPECT_EQ(Gpu()->copies_to_device(), copies);
+
+  // The same op on plain bytes still runs on the default device.
+  absl::StatusOr<Tensor> f =
+      Execute1("PlacementTestPassThrough", {test::AsTensor<float>({1, 2}, {2})});
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->device(), Gpu());
+
+  // A string input that is not the kernel's dtype keeps the op on the
+  // host too, even beside an input on the GPU.
+  absl::StatusOr<Tensor> labeled = Execute1("PlacementTestLabeled", {*f, Strings(Words())});
+  ASSERT_TRUE(labeled.ok()) << labeled.status();
+  EXPECT_EQ(labeled->device(), HostDevice());
+  test::ExpectTensorEqual(*labeled, test::AsTensor<float>({1, 2}, {2}));
+}
+
+TEST_F(PlacementTest, StringOpsUnderAGpuScopeRunOnTheHost) {
+  DeviceScope scope(Gpu());
+  absl::StatusOr<Tensor> y = Execute1("PlacementTestPassThrough", {Strings(Words())});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ(y->device(), HostDevice());
+  EXPECT_EQ(StringsOf(*y), Words());
+  // Its output feeds the next string op there too.
+  absl::StatusOr<Tensor> z = Execute1("PlacementTestPassThrough", {*y});
+  ASSERT_TRUE(z.ok()) << z.status();
+  EXPECT_EQ(StringsOf(*z), Words());
+  absl::StatusOr<Tensor> labeled =
+      Execute1("PlacementTestLabeled", {test::AsTensor<float>({3}, {1}), *z});
+  ASSERT_TRUE(labeled.ok()) << labeled.status();
+  EXPECT_EQ(labeled->device(), HostDevice());
+
+  // Other dtypes under the scope stay hard: float runs on the GPU, and an
+  // op without a GPU kernel is still NOT_FOUND.
+  absl::StatusOr<Tensor> f =
+      Execute1("PlacementTestPassThrough", {test::AsTensor<float>({1}, {1})});
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->device(), Gpu());
+  EXPECT_EQ(Execute1("PlacementTestCpuOnly", {test::AsTensor<float>({1}, {1})}).status().code(),
+            absl::StatusCode::kNotFound);
+  // A scope on the host changes nothing for strings.
+  DeviceScope host(HostDevice());
+  EXPECT_EQ(Execute1("PlacementTestPassThrough", {Strings({"x"})})->device(), HostDevice());
+}
+
+TEST_F(PlacementTest, StringOpExplicitlyOnAGpuIsAnErrorNamingTheDtype) {
+  absl::StatusOr<Tensor> y =
+      Execute1("PlacementTestPassThrough", {Strings(Words())}, AttrMap(), Gpu());
+  ASSERT_FALSE(y.ok());
+  EXPECT_EQ(y.status().code(), absl::StatusCode::kInvalidArgument) << y.status();
+  EXPECT_NE(y.status().message().find("string"), std::string::npos) << y.status();
+  EXPECT_NE(y.status().message().find(Gpu()->name()), std::string::npos) << y.status();
 }
 
 TEST(PlacementNoDefaultTest, DeviceInputsPlaceTheOpSoftly) {

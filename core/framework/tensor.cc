@@ -148,9 +148,17 @@ absl::StatusOr<Tensor> Tensor::Reshaped(const TensorShape& shape) const {
   return Tensor(dtype_, shape, buffer_, offset_, device_);
 }
 
+absl::Status Tensor::RefuseDeviceCopy(const Device* device) const {
+  return InvalidArgument("cannot copy a ", DataTypeName(dtype_), " tensor of shape ",
+                         shape_.DebugString(), " to ", device->name(), ": ",
+                         DataTypeName(dtype_), " tensors stay in host memory");
+}
+
 absl::StatusOr<Tensor> Tensor::CopyTo(Device* device) const {
   if (!defined()) return InvalidArgument("cannot copy an undefined tensor");
   if (device == nullptr) device = device_;
+  // Their elements are objects: their bytes would be host pointers there.
+  if (IsHostOnlyType(dtype_) && !device->host_memory()) return RefuseDeviceCopy(device);
   TFD_ASSIGN_OR_RETURN(Tensor out, Allocate(dtype_, shape_, device));
   if (dtype_ == DT_STRING) {
     for (int64_t i = 0; i < NumElements(); ++i) {
@@ -187,9 +195,7 @@ absl::StatusOr<Tensor> Tensor::CopyToAsync(Device* device,
     return InvalidArgument("CopyToAsync copies host tensors; this one is on ", device_->name());
   }
   if (device->host_memory()) return CopyTo(device);
-  if (dtype_ == DT_STRING) {
-    return InvalidArgument("string tensors live in host memory, not on ", device->name());
-  }
+  if (IsHostOnlyType(dtype_)) return RefuseDeviceCopy(device);
   TFD_ASSIGN_OR_RETURN(Tensor out, AllocateFrom(device->async_copy_allocator(), dtype_, shape_,
                                                 device));
   const size_t n = TotalBytes();

@@ -140,6 +140,8 @@ class Tensor {
   // The same elements under another shape, sharing the buffer.
   absl::StatusOr<Tensor> Reshaped(const TensorShape& shape) const;
   // A deep copy on `device` (this tensor's device when null).
+  // INVALID_ARGUMENT for a string tensor bound for a device outside host
+  // memory (IsHostOnlyType).
   absl::StatusOr<Tensor> CopyTo(Device* device = nullptr) const;
   // A copy of this host tensor on `device` made beside the device's
   // computation (Device::CopyHostToDeviceAsync), in memory from
@@ -164,6 +166,8 @@ class Tensor {
  private:
   Tensor(DataType dtype, const TensorShape& shape,
          std::shared_ptr<TensorBuffer> buffer, size_t offset, Device* device);
+  // The error of a copy of a host-only dtype to `device`.
+  absl::Status RefuseDeviceCopy(const Device* device) const;
   // Allocate, with memory from `allocator` (one of `device`'s).
   static absl::StatusOr<Tensor> AllocateFrom(Allocator* allocator, DataType dtype,
                                              const TensorShape& shape, Device* device);

@@ -35,7 +35,8 @@ Tensor ToHost(const Tensor& t);
 
 // `t` copied to where an op with no placement runs on host inputs
 // (CurrentDevice(): a DeviceScope's, else the default device, else the
-// host); `t` itself when it is there already. For tests of views, whose
+// host); `t` itself when it is there already, or when it is a string
+// tensor and that device is outside host memory. For tests of views, whose
 // input must already be where the op runs.
 Tensor OnCurrentDevice(const Tensor& t);
 

@@ -75,4 +75,8 @@ bool IsIntegerType(DataType dtype) {
   }
 }
 
+bool IsHostOnlyType(DataType dtype) {
+  return dtype == DT_STRING || dtype == DT_RESOURCE || dtype == DT_VARIANT;
+}
+
 }  // namespace tfd

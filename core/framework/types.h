@@ -55,6 +55,13 @@ bool DataTypeFromName(absl::string_view name, DataType* dtype);
 bool IsFloatingType(DataType dtype);  // half, bfloat16, float, double
 bool IsIntegerType(DataType dtype);   // signed and unsigned ints
 
+// Whether elements of `dtype` are objects rather than plain bytes: string
+// (std::string), and resource and variant handles. Tensors of these types
+// live in host memory only: no kernel of another device type runs on them
+// and no copy moves them to a device, since copying their bytes would copy
+// pointers into host memory (Note [Host-only dtypes] in placement.h).
+bool IsHostOnlyType(DataType dtype);
+
 // Maps a C++ element type to its DataType: DataTypeToEnum<float>::value.
 template <typename T>
 struct DataTypeToEnum;

@@ -36,6 +36,16 @@ TEST(TypesTest, SizesAndNames) {
   EXPECT_FALSE(DataTypeFromName("float31", &t));
 }
 
+TEST(TypesTest, ObjectTypesAreHostOnly) {
+  EXPECT_TRUE(IsHostOnlyType(DT_STRING));
+  EXPECT_TRUE(IsHostOnlyType(DT_RESOURCE));
+  EXPECT_TRUE(IsHostOnlyType(DT_VARIANT));
+  for (DataType plain : {DT_FLOAT, DT_HALF, DT_BFLOAT16, DT_INT64, DT_UINT8, DT_BOOL,
+                         DT_COMPLEX64, DT_INVALID}) {
+    EXPECT_FALSE(IsHostOnlyType(plain)) << DataTypeName(plain);
+  }
+}
+
 TEST(Float16Test, HalfRoundTripsAndRounds) {
   for (float f : {0.0f, -0.0f, 1.0f, -2.5f, 65504.0f, 6.103515625e-05f, 5.9604645e-08f}) {
     EXPECT_EQ(static_cast<float>(half(f)), f) << f;

@@ -258,12 +258,14 @@ class Model : public Layer {
   // One batch of RemoteTrainStep, its metrics added to the compiled ones.
   absl::Status RemoteTrainBatch(distribute::ParameterServerTraining& ps,
                                 const data::Element& element);
-  // The test step a worker of a parameter-server job runs: one batch of
-  // `iterator` with the variables pulled from the ps; returns the batch's
-  // metric states as RemoteTrainStep does. OUT_OF_RANGE when the
-  // iterator is exhausted.
+  // The test step a worker of a parameter-server job runs: the batches of
+  // one execution from `iterator` (`arguments` as kRemoteTestStep says),
+  // each with the variables pulled from the ps; returns their metric
+  // states as RemoteTrainStep does. OUT_OF_RANGE when the iterator is
+  // exhausted before the first batch; after it, the batches that ran.
   absl::StatusOr<std::vector<Tensor>> RemoteTestStep(distribute::ParameterServerTraining& ps,
-                                                     data::Iterator* iterator);
+                                                     data::Iterator* iterator,
+                                                     const std::vector<Tensor>& arguments);
   // The (total, count) of the loss tracker and of every compiled metric,
   // in metrics_names() order: what a remote step returns.
   absl::StatusOr<std::vector<Tensor>> MetricStates() const;

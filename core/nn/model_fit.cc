@@ -33,6 +33,7 @@
 #include "core/nn/class_weight.h"
 #include "core/nn/loss_scale_optimizer.h"
 #include "core/nn/model.h"
+#include "core/nn/step_executions.h"
 
 namespace tfd {
 namespace nn {
@@ -48,13 +49,6 @@ absl::StatusOr<std::vector<std::vector<data::Element>>> NextSteps(data::Distribu
     steps.push_back(std::move(*step));
   }
   return steps;
-}
-
-// The steps of the next execution: steps_per_execution, or what is left
-// of a known number of steps.
-int64_t ExecutionSize(int steps_per_execution, std::optional<int64_t> total, int64_t done) {
-  if (!total) return steps_per_execution;
-  return std::min<int64_t>(steps_per_execution, *total - done);
 }
 
 absl::Status CheckCrossReplica(absl::string_view caller) {

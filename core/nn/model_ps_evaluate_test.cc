@@ -5,12 +5,14 @@
 // whichever batch, the steps' summed states give exactly that batch's
 // loss and accuracy, which the chief's own Evaluate checks.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/time/clock.h"
 #include "core/data/transforms.h"
 #include "core/distribute/parameter_server_strategy.h"
+#include "core/nn/losses.h"
 #include "core/nn/model_ps_testutil.h"
 #include "core/nn/sgd.h"
 #include "gmock/gmock.h"
@@ -268,6 +270,143 @@ TEST_F(ModelPsEvaluateTest, ErrorsSayWhatIsWrong) {
   DatasetCreator twin = Creator();
   EXPECT_EQ((*worker_model)->ServeTrainSteps(Creator(), {twin}).status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+// The test steps each test-batch hook saw, begin and end.
+class TestSteps : public Callback {
+ public:
+  absl::Status OnTestBatchBegin(int64_t step, const Logs&) override {
+    begins.push_back(step);
+    return absl::OkStatus();
+  }
+  absl::Status OnTestBatchEnd(int64_t step, Logs&) override {
+    ends.push_back(step);
+    return absl::OkStatus();
+  }
+  std::vector<int64_t> begins, ends;
+};
+
+// 7 different batches of 16 rows: not a multiple of 3.
+constexpr int64_t kSevenBatches = 7;
+DatasetCreator SevenBatches() {
+  return {"seven", [](const data::InputContext&) -> absl::StatusOr<data::DatasetPtr> {
+            TFD_ASSIGN_OR_RETURN(data::DatasetPtr rows, Rows(5));
+            return data::Take(rows, kSevenBatches);
+          }};
+}
+
+// One worker reads the batches in order, so every steps_per_execution
+// evaluates the same 7 batches: the numbers are the chief's own
+// evaluation of them, and the hooks fire once per execution, at its first
+// and last step, as Keras's do.
+TEST_F(ModelPsEvaluateTest, StepsPerExecutionRunsExecutionsOnTheWorkers) {
+  num_workers_ = 1;
+  StartWorkers(Sgd, {SevenBatches()});
+  auto chief = Strategy("chief", 0);
+  ASSERT_NE(chief, nullptr);
+  distribute::StrategyScope scope(chief.get());
+
+  struct Case {
+    int steps_per_execution;
+    std::optional<int64_t> steps;
+    std::vector<int64_t> begins, ends;
+  };
+  const std::vector<Case> cases = {
+      {1, kSevenBatches, {0, 1, 2, 3, 4, 5, 6}, {0, 1, 2, 3, 4, 5, 6}},
+      {3, kSevenBatches, {0, 3, 6}, {2, 5, 6}},
+      {1, std::nullopt, {0, 1, 2, 3, 4, 5, 6}, {0, 1, 2, 3, 4, 5, 6}},
+      // Until the data runs out: the third execution asks for 3 batches,
+      // gets 1 and counts it; the fourth finds the end. Its hooks say
+      // steps 6..8, as Keras's with no known length.
+      {3, std::nullopt, {0, 3, 6}, {2, 5, 8}},
+      {4, std::nullopt, {0, 4}, {3, 7}},
+  };
+  // One model (its variables are the ps's), compiled again per case.
+  auto model = BuildModel(Sgd());
+  ASSERT_TRUE(model.ok()) << model.status();
+  std::optional<Logs> first;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message() << "steps_per_execution " << c.steps_per_execution
+                                      << ", steps " << (c.steps ? *c.steps : -1));
+    SparseCategoricalCrossentropy::Options loss;
+    loss.from_logits = true;
+    CompileOptions compile;
+    compile.optimizer = Sgd();
+    compile.loss = std::make_shared<SparseCategoricalCrossentropy>(loss);
+    compile.metrics = {"accuracy"};
+    compile.steps_per_execution = c.steps_per_execution;
+    ASSERT_TRUE((*model)->Compile(std::move(compile)).ok());
+    auto hooks = std::make_shared<TestSteps>();
+    EvaluateOptions options;
+    options.verbose = 0;
+    options.steps = c.steps;
+    options.callbacks = {hooks};
+    auto logs = (*model)->Evaluate(SevenBatches(), options);
+    ASSERT_TRUE(logs.ok()) << logs.status();
+    EXPECT_EQ(hooks->ends, c.ends);
+    if (c.steps) {
+      EXPECT_EQ(hooks->begins, c.begins);
+    } else {
+      // Executions are scheduled ahead (two per worker), so those begun
+      // after the data ran out are begun too, as Keras's coordinator
+      // loop begins every execution it schedules; none of them ends.
+      ASSERT_GE(hooks->begins.size(), c.begins.size());
+      EXPECT_LE(hooks->begins.size(), c.begins.size() + 2);
+      for (size_t i = 0; i < hooks->begins.size(); ++i) {
+        EXPECT_EQ(hooks->begins[i], static_cast<int64_t>(i) * c.steps_per_execution) << i;
+      }
+    }
+    EXPECT_EQ(serving_[0]->num_live_iterators(), 0);
+
+    // The chief's own evaluation of the same batches, with the ps's values
+    // (a new dataset: another iterator of one would shuffle again).
+    auto seven = SevenBatches().function(data::InputContext());
+    ASSERT_TRUE(seven.ok()) << seven.status();
+    EvaluateOptions local;
+    local.verbose = 0;
+    auto expected = (*model)->Evaluate(*seven, local);
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    EXPECT_NEAR(*logs->Get("loss"), *expected->Get("loss"), 1e-6);
+    EXPECT_NEAR(*logs->Get("accuracy"), *expected->Get("accuracy"), 1e-6);
+    if (!first) first = *logs;
+    EXPECT_NEAR(*logs->Get("loss"), *first->Get("loss"), 1e-6);
+    EXPECT_NEAR(*logs->Get("accuracy"), *first->Get("accuracy"), 1e-6);
+  }
+}
+
+// A test step takes the batch count only: class weights or a bad count
+// are refused on the worker, naming the step.
+TEST_F(ModelPsEvaluateTest, TestStepArgumentsAreChecked) {
+  num_workers_ = 1;
+  StartWorkers(Sgd, {SevenBatches()});
+  auto chief = Strategy("chief", 0);
+  ASSERT_NE(chief, nullptr);
+  distribute::StrategyScope scope(chief.get());
+  auto model = BuildModel(Sgd());
+  ASSERT_TRUE(model.ok()) << model.status();
+  distribute::ParameterServerTraining* ps = distribute::ParameterServerTrainingOf(*chief);
+  ASSERT_NE(ps, nullptr);
+  auto iterator = ps->CreatePerWorkerIterator(SevenBatches().name);
+  ASSERT_TRUE(iterator.ok()) << iterator.status();
+  const distribute::PerWorkerIteratorOwner owner(ps, *iterator);
+  const std::vector<std::vector<Tensor>> bad = {
+      {Tensor::Scalar<float>(2), Tensor::Scalar<float>(1)},
+      {Tensor::Scalar<float>(0)},
+      {Tensor::Scalar<float>(1.5f)},
+      {Tensor::Scalar<int32_t>(2)},
+  };
+  for (const std::vector<Tensor>& arguments : bad) {
+    auto outputs = ps->Schedule("test_step", owner.id(), arguments)->Fetch();
+    EXPECT_EQ(outputs.status().code(), absl::StatusCode::kInvalidArgument) << outputs.status();
+    EXPECT_THAT(outputs.status().message(), HasSubstr("test_step"));
+    ps->Join().IgnoreError();
+  }
+  // Two batches in one call: the states of 32 rows.
+  auto two = ps->Schedule("test_step", owner.id(), {Tensor::Scalar<float>(2)})->Fetch();
+  ASSERT_TRUE(two.ok()) << two.status();
+  ASSERT_EQ(two->size(), 4u);  // (total, count) of the loss and of accuracy
+  EXPECT_EQ((*two)[1].scalar<float>(), 32.0f);
+  EXPECT_EQ((*two)[3].scalar<float>(), 32.0f);
 }
 
 }  // namespace

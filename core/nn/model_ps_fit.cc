@@ -76,6 +76,7 @@
 #include "core/nn/model.h"
 #include "core/nn/remote_step_states.h"
 #include "core/nn/remote_update_rule.h"
+#include "core/nn/step_executions.h"
 
 namespace tfd {
 namespace nn {
@@ -117,21 +118,6 @@ absl::Status CheckFitOptions(const FitOptions& options) {
     return InvalidArgument("Fit: validation_steps must be >= 1, got ", *options.validation_steps);
   }
   return absl::OkStatus();
-}
-
-// The arguments of the execution of `batches` steps (kRemoteTrainStep):
-// the count, then the class weights when there are any.
-absl::StatusOr<std::vector<Tensor>> TrainStepArguments(int64_t batches,
-                                                       const std::vector<float>& class_weights) {
-  std::vector<Tensor> arguments = {Tensor::Scalar<float>(static_cast<float>(batches))};
-  if (!class_weights.empty()) {
-    TFD_ASSIGN_OR_RETURN(Tensor weights,
-                         Tensor::FromVector<float>(
-                             class_weights,
-                             TensorShape({static_cast<int64_t>(class_weights.size())})));
-    arguments.push_back(std::move(weights));
-  }
-  return arguments;
 }
 
 // The ParameterServerTraining of the chief driving training, or
@@ -264,9 +250,9 @@ absl::StatusOr<std::shared_ptr<History>> Model::FitOnParameterServers(
       const size_t window = 2 * static_cast<size_t>(std::max(1, ps.num_live_workers()));
       while (in_flight.size() >= window) TFD_RETURN_IF_ERROR(finish_oldest());
       if (stop_training()) break;
-      const int64_t batches = std::min<int64_t>(steps_per_execution_, steps - step);
+      const int64_t batches = ExecutionSize(steps_per_execution_, steps, step);
       TFD_ASSIGN_OR_RETURN(std::vector<Tensor> arguments,
-                           TrainStepArguments(batches, class_weights));
+                           ExecutionArguments({batches, class_weights}));
       TFD_RETURN_IF_ERROR(callbacks.OnTrainBatchBegin(step, Logs()));
       in_flight.emplace_back(step + batches - 1,
                              ps.Schedule(kRemoteTrainStep, iterator.id(), std::move(arguments)));
@@ -377,13 +363,9 @@ absl::StatusOr<std::unique_ptr<distribute::WorkerServing>> Model::ServeTrainStep
                                                  const std::vector<Tensor>& arguments) {
     return RemoteTrainStep(*ps, iterator, arguments);
   };
-  functions.steps[kRemoteTestStep] =
-      [this, ps](data::Iterator* iterator,
-                 const std::vector<Tensor>& arguments) -> absl::StatusOr<std::vector<Tensor>> {
-    if (!arguments.empty()) {
-      return InvalidArgument("test_step takes no arguments, got ", arguments.size());
-    }
-    return RemoteTestStep(*ps, iterator);
+  functions.steps[kRemoteTestStep] = [this, ps](data::Iterator* iterator,
+                                                const std::vector<Tensor>& arguments) {
+    return RemoteTestStep(*ps, iterator, arguments);
   };
   return ps->ServeWorkerFunctions(std::move(functions));
 }

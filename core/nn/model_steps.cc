@@ -1,7 +1,5 @@
 // Model's step functions: what each replica runs for one execution of
 // Fit, Evaluate and Predict, and the metric bookkeeping around them.
-#include <cmath>
-
 #include "absl/strings/str_cat.h"
 #include "core/autodiff/gradient_tape.h"
 #include "core/framework/execute.h"
@@ -10,7 +8,9 @@
 #include "core/nn/loss_scale_optimizer.h"
 #include "core/nn/losses_utils.h"
 #include "core/nn/model.h"
+#include "core/nn/remote_step_states.h"
 #include "core/nn/remote_update_rule.h"
+#include "core/nn/step_executions.h"
 
 namespace tfd {
 namespace nn {
@@ -80,43 +80,6 @@ absl::Status MatchDtypeAndRank(const Tensor& y_pred, Batch* batch) {
     TFD_ASSIGN_OR_RETURN(sw, internal::CastTo(sw, p));
   }
   return absl::OkStatus();
-}
-
-// kRemoteTrainStep's arguments (remote_step_states.h).
-struct TrainStepArguments {
-  int64_t batches = 1;
-  std::vector<float> class_weights;  // Empty: none.
-};
-
-absl::StatusOr<TrainStepArguments> ParseTrainStepArguments(const std::vector<Tensor>& arguments) {
-  TrainStepArguments parsed;
-  if (arguments.size() > 2) {
-    return InvalidArgument("train_step takes the number of batches and the class weights, got ",
-                           arguments.size(), " arguments");
-  }
-  if (!arguments.empty()) {
-    const Tensor& batches = arguments[0];
-    if (batches.dtype() != DT_FLOAT || batches.NumElements() != 1) {
-      return InvalidArgument("train_step: the number of batches must be a float32 scalar, got ",
-                             DataTypeName(batches.dtype()), " ", batches.shape().DebugString());
-    }
-    const float n = batches.flat<float>()[0];
-    if (!(n >= 1) || n != std::floor(n) || n > (1 << 24)) {
-      return InvalidArgument("train_step: the number of batches must be a whole number >= 1, got ",
-                             n);
-    }
-    parsed.batches = static_cast<int64_t>(n);
-  }
-  if (arguments.size() == 2) {
-    const Tensor& weights = arguments[1];
-    if (weights.dtype() != DT_FLOAT || weights.rank() != 1 || weights.NumElements() == 0) {
-      return InvalidArgument("train_step: the class weights must be a float32 vector, got ",
-                             DataTypeName(weights.dtype()), " ", weights.shape().DebugString());
-    }
-    const float* w = weights.data<float>();
-    parsed.class_weights.assign(w, w + weights.NumElements());
-  }
-  return parsed;
 }
 
 // This replica's index among the process's own replicas, which the
@@ -239,7 +202,9 @@ absl::StatusOr<std::vector<Tensor>> Model::RemoteTrainStep(
     distribute::ParameterServerTraining& ps, data::Iterator* iterator,
     const std::vector<Tensor>& arguments) {
   if (iterator == nullptr) return InvalidArgument("train_step needs the worker's iterator");
-  TFD_ASSIGN_OR_RETURN(const TrainStepArguments args, ParseTrainStepArguments(arguments));
+  TFD_ASSIGN_OR_RETURN(const ExecutionArgs args,
+                       ParseExecutionArguments(kRemoteTrainStep, arguments,
+                                               /*class_weights_allowed=*/true));
   distribute::StrategyScope scope(&strategy());
   distribute::BuiltinTrainingLoopScope builtin_loop;
   // Each call reports its own batches: the chief adds the calls up.
@@ -332,23 +297,40 @@ absl::Status Model::RemoteTrainBatch(distribute::ParameterServerTraining& ps,
 }
 
 absl::StatusOr<std::vector<Tensor>> Model::RemoteTestStep(distribute::ParameterServerTraining& ps,
-                                                          data::Iterator* iterator) {
+                                                          data::Iterator* iterator,
+                                                          const std::vector<Tensor>& arguments) {
   if (iterator == nullptr) return InvalidArgument("test_step needs the worker's iterator");
+  TFD_ASSIGN_OR_RETURN(const ExecutionArgs args,
+                       ParseExecutionArguments(kRemoteTestStep, arguments,
+                                               /*class_weights_allowed=*/false));
   distribute::StrategyScope scope(&strategy());
   distribute::BuiltinTrainingLoopScope builtin_loop;
-  TFD_ASSIGN_OR_RETURN(std::optional<data::Element> element, iterator->GetNext());
-  if (!element) return absl::OutOfRangeError("the worker's evaluation dataset is exhausted");
-  TFD_ASSIGN_OR_RETURN(Batch batch, Unpack(*element, true, "Evaluate"));
+  // Each call reports its own batches: the chief adds the calls up.
   TFD_RETURN_IF_ERROR(ResetMetrics());
   std::vector<DistributedVariable*> raw;
   for (const Weight& w : weights()) raw.push_back(w.get());
-  TFD_RETURN_IF_ERROR(ps.PullVariables(raw));
-  TFD_ASSIGN_OR_RETURN(Tensor y_pred, Call(batch.x, /*training=*/false));
-  TFD_RETURN_IF_ERROR(MatchDtypeAndRank(y_pred, &batch));
-  TFD_RETURN_IF_ERROR(compiled_loss_->Call(batch.y, y_pred, batch.sample_weight).status());
-  if (!compiled_metrics_->built()) TFD_RETURN_IF_ERROR(compiled_metrics_->Build(batch.y, y_pred));
-  // Compile's metrics ignore sample weights, as in TestExecution.
-  TFD_RETURN_IF_ERROR(compiled_metrics_->Update(batch.y, y_pred));
+  for (int64_t b = 0; b < args.batches; ++b) {
+    TFD_ASSIGN_OR_RETURN(std::optional<data::Element> element, iterator->GetNext());
+    if (!element) {
+      if (b == 0) return absl::OutOfRangeError("the worker's evaluation dataset is exhausted");
+      // The batches before the end count, as the metric updates Keras's
+      // test_function made before its iterator ran out stay on the ps;
+      // this worker's next call finds the end.
+      break;
+    }
+    TFD_ASSIGN_OR_RETURN(Batch batch, Unpack(*element, true, "Evaluate"));
+    // Pulled per batch, as Keras's test_function reads the ps's values
+    // at every batch.
+    TFD_RETURN_IF_ERROR(ps.PullVariables(raw));
+    TFD_ASSIGN_OR_RETURN(Tensor y_pred, Call(batch.x, /*training=*/false));
+    TFD_RETURN_IF_ERROR(MatchDtypeAndRank(y_pred, &batch));
+    TFD_RETURN_IF_ERROR(compiled_loss_->Call(batch.y, y_pred, batch.sample_weight).status());
+    if (!compiled_metrics_->built()) {
+      TFD_RETURN_IF_ERROR(compiled_metrics_->Build(batch.y, y_pred));
+    }
+    // Compile's metrics ignore sample weights, as in TestExecution.
+    TFD_RETURN_IF_ERROR(compiled_metrics_->Update(batch.y, y_pred));
+  }
   return MetricStates();
 }
 

@@ -20,12 +20,12 @@ namespace nn {
 
 // The step functions a worker serves (Model::ServeTrainSteps).
 //
-// "train_step" takes optional float32 arguments, in order: the number of
-// batches of the execution (a scalar >= 1; none: 1), which the worker
-// trains one after another in the call as tf-keras's train_function
-// loops steps_per_execution times, and Keras's class weights by class id
-// ([n]; none: no class weights), applied to each batch on the worker.
-// "test_step" takes none.
+// "train_step" takes optional float32 arguments (step_executions.h), in
+// order: the number of batches of the execution (a scalar >= 1; none: 1),
+// which the worker trains one after another in the call as tf-keras's
+// train_function loops steps_per_execution times, and Keras's class
+// weights by class id ([n]; none: no class weights), applied to each
+// batch on the worker. "test_step" takes the number of batches only.
 inline constexpr char kRemoteTrainStep[] = "train_step";
 inline constexpr char kRemoteTestStep[] = "test_step";
 
