@@ -38,25 +38,55 @@ std::string AttrValueDebugString(const AttrValue& value) {
   return std::visit(Printer{}, value);
 }
 
+AttrMap::Entries::iterator AttrMap::LowerBound(absl::string_view name) {
+  auto it = entries_.begin();
+  while (it != entries_.end() && absl::string_view(it->name()) < name) ++it;
+  return it;
+}
+
 AttrMap& AttrMap::SetValue(absl::string_view name, AttrValue value) {
-  auto it = values_.lower_bound(name);
-  if (it != values_.end() && it->first == name) {
-    it->second = std::move(value);
+  auto it = LowerBound(name);
+  if (it != entries_.end() && it->name() == name) {
+    it->set_value(std::move(value));
   } else {
-    values_.emplace_hint(it, std::string(name), std::move(value));
+    entries_.emplace(it, name, std::move(value));
   }
   return *this;
 }
 
+AttrMap& AttrMap::SetBorrowingName(const std::string& name, AttrValue value) {
+  auto it = LowerBound(name);
+  if (it != entries_.end() && it->name() == name) {
+    it->set_value(std::move(value));
+  } else {
+    entries_.emplace(it, &name, std::move(value));
+  }
+  return *this;
+}
+
+AttrMap& AttrMap::SetBorrowed(const std::string& name, const AttrValue& value) {
+  auto it = LowerBound(name);
+  if (it != entries_.end() && it->name() == name) {
+    it->set_borrowed_value(&value);
+  } else {
+    entries_.emplace(it, &name, &value);
+  }
+  return *this;
+}
+
+// A scan: maps hold a handful of attrs, and a length check rejects most
+// names before their bytes are compared.
 const AttrValue* AttrMap::Find(absl::string_view name) const {
-  auto it = values_.find(name);
-  return it == values_.end() ? nullptr : &it->second;
+  for (const Entry& e : entries_) {
+    if (e.name() == name) return &e.value();
+  }
+  return nullptr;
 }
 
 std::string AttrMap::DebugString() const {
   std::vector<std::string> parts;
-  for (const auto& [name, value] : values_) {
-    parts.push_back(name + "=" + AttrValueDebugString(value));
+  for (const Entry& e : entries_) {
+    parts.push_back(e.name() + "=" + AttrValueDebugString(e.value()));
   }
   return "{" + absl::StrJoin(parts, ", ") + "}";
 }

@@ -2,16 +2,21 @@
 // TensorFlow names them ("transpose_a": bool, "strides": list(int),
 // "padding": string, "T": type). An AttrMap is sorted by name, like a
 // NodeDef's attr map, so a traced node serializes without reordering.
+//
+//   AttrMap attrs = AttrMap().Set("padding", "SAME").Set("strides", {1, 1, 1, 1});
+//   TFD_ASSIGN_OR_RETURN(std::string padding, attrs.Get<std::string>("padding"));
 #ifndef TFD_CORE_FRAMEWORK_ATTR_VALUE_H_
 #define TFD_CORE_FRAMEWORK_ATTR_VALUE_H_
 
+#include <cstddef>
 #include <cstdint>
-#include <functional>
-#include <map>
+#include <iterator>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/framework/status.h"
@@ -32,6 +37,12 @@ std::string AttrValueDebugString(const AttrValue& value);
 
 class AttrMap {
  public:
+  // One attr as iteration sees it: (name, value), both valid while the map
+  // lives and is not changed.
+  using Item = std::pair<const std::string&, const AttrValue&>;
+  class Iterator;
+  class Range;
+
   AttrMap() = default;
 
   // Setters normalize C++ literal types: ints become int64, doubles float.
@@ -68,7 +79,15 @@ class AttrMap {
   AttrMap& Set(absl::string_view name, Tensor value) { return SetValue(name, std::move(value)); }
   AttrMap& SetValue(absl::string_view name, AttrValue value);
 
-  bool Has(absl::string_view name) const { return values_.find(name) != values_.end(); }
+  // For Execute, which fills in attrs from a registered OpDef on every op
+  // call: the name (and for SetBorrowed the value too) is held by reference,
+  // not copied. Both must outlive this map and every copy of it, as the
+  // strings and defaults of registered OpDefs do (they live as long as the
+  // process). Note [Borrowed attrs].
+  AttrMap& SetBorrowingName(const std::string& name, AttrValue value);
+  AttrMap& SetBorrowed(const std::string& name, const AttrValue& value);
+
+  bool Has(absl::string_view name) const { return Find(name) != nullptr; }
   const AttrValue* Find(absl::string_view name) const;
 
   // The value of `name` as T; INVALID_ARGUMENT naming the attr when it is
@@ -82,15 +101,85 @@ class AttrMap {
                            ", not the expected type");
   }
 
-  // Ordered by name; std::less<> so that lookups by string_view build no
-  // string (Execute looks attrs up on every op).
-  const std::map<std::string, AttrValue, std::less<>>& values() const { return values_; }
+  // Every attr, ordered by name: for (const auto& [name, value] : m.values()).
+  Range values() const;
+  size_t size() const { return entries_.size(); }
   // "{padding=SAME, strides=[1,1,1,1]}"
   std::string DebugString() const;
 
  private:
-  std::map<std::string, AttrValue, std::less<>> values_;
+  // Note [Borrowed attrs]: an attr's name and value are either owned or
+  // pointers into a registered OpDef. Execute adds the inferred type attrs
+  // and every default on each call; copying them (a map node, a string, a
+  // list) was a visible share of a small op's host time.
+  class Entry {
+   public:
+    Entry(absl::string_view name, AttrValue value)
+        : owned_name_(name), owned_value_(std::move(value)) {}
+    Entry(const std::string* name, AttrValue value)
+        : name_(name), owned_value_(std::move(value)) {}
+    Entry(const std::string* name, const AttrValue* value) : name_(name), value_(value) {}
+
+    const std::string& name() const { return name_ != nullptr ? *name_ : owned_name_; }
+    const AttrValue& value() const { return value_ != nullptr ? *value_ : owned_value_; }
+    void set_value(AttrValue value) {
+      owned_value_ = std::move(value);
+      value_ = nullptr;
+    }
+    void set_borrowed_value(const AttrValue* value) { value_ = value; }
+
+   private:
+    std::string owned_name_;                // When name_ is null.
+    const std::string* name_ = nullptr;     // Borrowed.
+    AttrValue owned_value_;                 // When value_ is null.
+    const AttrValue* value_ = nullptr;      // Borrowed.
+  };
+  // Sorted by name. Most op calls have a handful of attrs: inline.
+  using Entries = absl::InlinedVector<Entry, 4>;
+
+  // The first entry whose name is not less than `name`.
+  Entries::iterator LowerBound(absl::string_view name);
+
+  Entries entries_;
 };
+
+class AttrMap::Iterator {
+ public:
+  using iterator_category = std::forward_iterator_tag;
+  using value_type = Item;
+  using difference_type = std::ptrdiff_t;
+  using pointer = void;
+  using reference = Item;
+
+  explicit Iterator(const Entry* e) : e_(e) {}
+  Item operator*() const { return Item(e_->name(), e_->value()); }
+  Iterator& operator++() {
+    ++e_;
+    return *this;
+  }
+  bool operator==(const Iterator& o) const { return e_ == o.e_; }
+  bool operator!=(const Iterator& o) const { return e_ != o.e_; }
+
+ private:
+  const Entry* e_;
+};
+
+class AttrMap::Range {
+ public:
+  Range(const Entry* begin, const Entry* end) : begin_(begin), end_(end) {}
+  Iterator begin() const { return Iterator(begin_); }
+  Iterator end() const { return Iterator(end_); }
+  size_t size() const { return static_cast<size_t>(end_ - begin_); }
+  bool empty() const { return begin_ == end_; }
+
+ private:
+  const Entry* begin_;
+  const Entry* end_;
+};
+
+inline AttrMap::Range AttrMap::values() const {
+  return Range(entries_.data(), entries_.data() + entries_.size());
+}
 
 }  // namespace tfd
 
