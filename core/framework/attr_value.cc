@@ -38,39 +38,41 @@ std::string AttrValueDebugString(const AttrValue& value) {
   return std::visit(Printer{}, value);
 }
 
-AttrMap::Entries::iterator AttrMap::LowerBound(absl::string_view name) {
+AttrMap::Entry& AttrMap::FindOrInsert(absl::string_view name,
+                                       const std::string* borrowed_name) {
   auto it = entries_.begin();
-  while (it != entries_.end() && absl::string_view(it->name()) < name) ++it;
-  return it;
+  while (it != entries_.end() && absl::string_view(NameOf(*it)) < name) ++it;
+  if (it != entries_.end() && NameOf(*it) == name) return *it;
+  Entry e{borrowed_name, nullptr, kNoOwned};
+  if (borrowed_name == nullptr) {
+    e.owned = static_cast<uint32_t>(owned_.size());
+    owned_.push_back(Owned{std::string(name), AttrValue()});
+  }
+  return *entries_.insert(it, e);
+}
+
+void AttrMap::Own(Entry& e, AttrValue value) {
+  e.value = nullptr;
+  if (e.owned == kNoOwned) {
+    e.owned = static_cast<uint32_t>(owned_.size());
+    owned_.push_back(Owned{std::string(), std::move(value)});
+  } else {
+    owned_[e.owned].value = std::move(value);
+  }
 }
 
 AttrMap& AttrMap::SetValue(absl::string_view name, AttrValue value) {
-  auto it = LowerBound(name);
-  if (it != entries_.end() && it->name() == name) {
-    it->set_value(std::move(value));
-  } else {
-    entries_.emplace(it, name, std::move(value));
-  }
+  Own(FindOrInsert(name, nullptr), std::move(value));
   return *this;
 }
 
 AttrMap& AttrMap::SetBorrowingName(const std::string& name, AttrValue value) {
-  auto it = LowerBound(name);
-  if (it != entries_.end() && it->name() == name) {
-    it->set_value(std::move(value));
-  } else {
-    entries_.emplace(it, &name, std::move(value));
-  }
+  Own(FindOrInsert(name, &name), std::move(value));
   return *this;
 }
 
 AttrMap& AttrMap::SetBorrowed(const std::string& name, const AttrValue& value) {
-  auto it = LowerBound(name);
-  if (it != entries_.end() && it->name() == name) {
-    it->set_borrowed_value(&value);
-  } else {
-    entries_.emplace(it, &name, &value);
-  }
+  FindOrInsert(name, &name).value = &value;
   return *this;
 }
 
@@ -78,7 +80,7 @@ AttrMap& AttrMap::SetBorrowed(const std::string& name, const AttrValue& value) {
 // names before their bytes are compared.
 const AttrValue* AttrMap::Find(absl::string_view name) const {
   for (const Entry& e : entries_) {
-    if (e.name() == name) return &e.value();
+    if (NameOf(e) == name) return &ValueOf(e);
   }
   return nullptr;
 }
@@ -86,9 +88,33 @@ const AttrValue* AttrMap::Find(absl::string_view name) const {
 std::string AttrMap::DebugString() const {
   std::vector<std::string> parts;
   for (const Entry& e : entries_) {
-    parts.push_back(e.name() + "=" + AttrValueDebugString(e.value()));
+    parts.push_back(NameOf(e) + "=" + AttrValueDebugString(ValueOf(e)));
   }
   return "{" + absl::StrJoin(parts, ", ") + "}";
+}
+
+namespace {
+constexpr int kMaxDataType = 64;   // Above every DataType value.
+constexpr int64_t kConstantInts = 64;
+}  // namespace
+
+const AttrValue* ConstantAttrValue(DataType dtype) {
+  static const AttrValue* const values = [] {
+    auto* v = new AttrValue[kMaxDataType];
+    for (int i = 0; i < kMaxDataType; ++i) v[i].emplace<DataType>(static_cast<DataType>(i));
+    return v;
+  }();
+  const int i = static_cast<int>(dtype);
+  return i >= 0 && i < kMaxDataType ? &values[i] : nullptr;
+}
+
+const AttrValue* ConstantAttrValue(int64_t n) {
+  static const AttrValue* const values = [] {
+    auto* v = new AttrValue[kConstantInts];
+    for (int64_t i = 0; i < kConstantInts; ++i) v[i].emplace<int64_t>(i);
+    return v;
+  }();
+  return n >= 0 && n < kConstantInts ? &values[n] : nullptr;
 }
 
 }  // namespace tfd

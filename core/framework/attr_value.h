@@ -82,8 +82,8 @@ class AttrMap {
   // For Execute, which fills in attrs from a registered OpDef on every op
   // call: the name (and for SetBorrowed the value too) is held by reference,
   // not copied. Both must outlive this map and every copy of it, as the
-  // strings and defaults of registered OpDefs do (they live as long as the
-  // process). Note [Borrowed attrs].
+  // strings and defaults of registered OpDefs and ConstantAttrValue's values
+  // do (they live as long as the process). Note [Borrowed attrs].
   AttrMap& SetBorrowingName(const std::string& name, AttrValue value);
   AttrMap& SetBorrowed(const std::string& name, const AttrValue& value);
 
@@ -108,40 +108,46 @@ class AttrMap {
   std::string DebugString() const;
 
  private:
-  // Note [Borrowed attrs]: an attr's name and value are either owned or
-  // pointers into a registered OpDef. Execute adds the inferred type attrs
-  // and every default on each call; copying them (a map node, a string, a
-  // list) was a visible share of a small op's host time.
-  class Entry {
-   public:
-    Entry(absl::string_view name, AttrValue value)
-        : owned_name_(name), owned_value_(std::move(value)) {}
-    Entry(const std::string* name, AttrValue value)
-        : name_(name), owned_value_(std::move(value)) {}
-    Entry(const std::string* name, const AttrValue* value) : name_(name), value_(value) {}
-
-    const std::string& name() const { return name_ != nullptr ? *name_ : owned_name_; }
-    const AttrValue& value() const { return value_ != nullptr ? *value_ : owned_value_; }
-    void set_value(AttrValue value) {
-      owned_value_ = std::move(value);
-      value_ = nullptr;
-    }
-    void set_borrowed_value(const AttrValue* value) { value_ = value; }
-
-   private:
-    std::string owned_name_;                // When name_ is null.
-    const std::string* name_ = nullptr;     // Borrowed.
-    AttrValue owned_value_;                 // When value_ is null.
-    const AttrValue* value_ = nullptr;      // Borrowed.
+  // Note [Borrowed attrs]: Execute adds the inferred type attrs and every
+  // default on each op call. Copying them (a map node, a string, a list)
+  // was a visible share of a small op's host time, so an entry may point at
+  // a registered OpDef's name and default, or at a constant (the dtype and
+  // length values of ConstantAttrValue), instead of owning them. Entries
+  // are plain pointers, copied and dropped without work; what the map does
+  // own (the caller's attrs) is in owned_.
+  struct Owned {
+    std::string name;  // Unused when the entry borrows its name.
+    AttrValue value;
   };
+  struct Entry {
+    const std::string* name;   // Borrowed; null: owned_[owned].name.
+    const AttrValue* value;    // Borrowed; null: owned_[owned].value.
+    uint32_t owned;            // Index in owned_, when either is null.
+  };
+  static constexpr uint32_t kNoOwned = ~uint32_t{0};
+
+  const std::string& NameOf(const Entry& e) const {
+    return e.name != nullptr ? *e.name : owned_[e.owned].name;
+  }
+  const AttrValue& ValueOf(const Entry& e) const {
+    return e.value != nullptr ? *e.value : owned_[e.owned].value;
+  }
+  // The entry named `name`, inserted in name order if absent (with its name
+  // borrowed when `borrowed_name` is given, else owned).
+  Entry& FindOrInsert(absl::string_view name, const std::string* borrowed_name);
+  // Stores `value` as e's own value.
+  void Own(Entry& e, AttrValue value);
+
   // Sorted by name. Most op calls have a handful of attrs: inline.
-  using Entries = absl::InlinedVector<Entry, 4>;
-
-  // The first entry whose name is not less than `name`.
-  Entries::iterator LowerBound(absl::string_view name);
-
-  Entries entries_;
+  absl::InlinedVector<Entry, 6> entries_;
+  std::vector<Owned> owned_;
 };
+
+// A process-lifetime AttrValue holding `dtype`, or `n` when 0 <= n < 64:
+// what Execute borrows for the type and list-length attrs it infers. Null
+// when there is none.
+const AttrValue* ConstantAttrValue(DataType dtype);
+const AttrValue* ConstantAttrValue(int64_t n);
 
 class AttrMap::Iterator {
  public:
@@ -151,8 +157,8 @@ class AttrMap::Iterator {
   using pointer = void;
   using reference = Item;
 
-  explicit Iterator(const Entry* e) : e_(e) {}
-  Item operator*() const { return Item(e_->name(), e_->value()); }
+  Iterator(const AttrMap* map, const Entry* e) : map_(map), e_(e) {}
+  Item operator*() const { return Item(map_->NameOf(*e_), map_->ValueOf(*e_)); }
   Iterator& operator++() {
     ++e_;
     return *this;
@@ -161,24 +167,27 @@ class AttrMap::Iterator {
   bool operator!=(const Iterator& o) const { return e_ != o.e_; }
 
  private:
+  const AttrMap* map_;
   const Entry* e_;
 };
 
 class AttrMap::Range {
  public:
-  Range(const Entry* begin, const Entry* end) : begin_(begin), end_(end) {}
-  Iterator begin() const { return Iterator(begin_); }
-  Iterator end() const { return Iterator(end_); }
+  Range(const AttrMap* map, const Entry* begin, const Entry* end)
+      : map_(map), begin_(begin), end_(end) {}
+  Iterator begin() const { return Iterator(map_, begin_); }
+  Iterator end() const { return Iterator(map_, end_); }
   size_t size() const { return static_cast<size_t>(end_ - begin_); }
   bool empty() const { return begin_ == end_; }
 
  private:
+  const AttrMap* map_;
   const Entry* begin_;
   const Entry* end_;
 };
 
 inline AttrMap::Range AttrMap::values() const {
-  return Range(entries_.data(), entries_.data() + entries_.size());
+  return Range(this, entries_.data(), entries_.data() + entries_.size());
 }
 
 }  // namespace tfd

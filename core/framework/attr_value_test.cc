@@ -82,5 +82,31 @@ TEST(AttrMapTest, BorrowedNamesAndValuesReadAndCopyLikeOwnedOnes) {
   EXPECT_EQ(copy.Find("data_format"), &nhwc);
 }
 
+TEST(AttrMapTest, ConstantValuesAreSharedAndBounded) {
+  const AttrValue* f = ConstantAttrValue(DT_FLOAT);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(std::get<DataType>(*f), DT_FLOAT);
+  EXPECT_EQ(ConstantAttrValue(DT_FLOAT), f);  // One per process.
+  EXPECT_EQ(std::get<DataType>(*ConstantAttrValue(DT_UINT64)), DT_UINT64);
+  ASSERT_NE(ConstantAttrValue(int64_t{3}), nullptr);
+  EXPECT_EQ(std::get<int64_t>(*ConstantAttrValue(int64_t{3})), 3);
+  EXPECT_EQ(ConstantAttrValue(int64_t{-1}), nullptr);
+  EXPECT_EQ(ConstantAttrValue(int64_t{1} << 20), nullptr);
+  EXPECT_EQ(ConstantAttrValue(static_cast<DataType>(1000)), nullptr);
+}
+
+TEST(AttrMapTest, OwnedBorrowedMixSurvivesCopiesAndReplacement) {
+  const std::string n_name = "N";
+  AttrMap m;
+  m.SetBorrowingName(n_name, int64_t{100});  // Borrowed name, owned value.
+  m.Set("a", "x");
+  m.SetBorrowed(n_name, *ConstantAttrValue(int64_t{2}));
+  m.SetBorrowingName(n_name, int64_t{7});
+  AttrMap copy = m;
+  m.Set("a", "changed");
+  EXPECT_EQ(copy.DebugString(), "{N=7, a=x}");
+  EXPECT_EQ(m.DebugString(), "{N=7, a=changed}");
+}
+
 }  // namespace
 }  // namespace tfd

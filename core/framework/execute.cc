@@ -23,16 +23,20 @@ bool AttrMatchesType(const AttrValue& v, const std::string& type) {
 }
 
 // How attrs taken from the OpDef enter the call's AttrMap: Execute's OpDefs
-// are registered, so it holds their names and defaults by reference
-// (Note [Borrowed attrs] in attr_value.h); InferCall's may be the caller's,
-// so it copies them.
+// are registered, so it holds their names and defaults by reference, and
+// the dtypes and lengths it infers are constants (Note [Borrowed attrs] in
+// attr_value.h); InferCall's OpDef may be the caller's, so it copies.
 enum class FromOpDef { kBorrow, kCopy };
 
-void SetFromOpDef(FromOpDef mode, const std::string& name, AttrValue value, AttrMap* attrs) {
-  if (mode == FromOpDef::kBorrow) {
-    attrs->SetBorrowingName(name, std::move(value));
+// An inferred attr: a type attr's dtype or a list's length.
+template <typename T>
+void SetInferred(FromOpDef mode, const std::string& name, T value, AttrMap* attrs) {
+  if (mode == FromOpDef::kCopy) {
+    attrs->SetValue(name, value);
+  } else if (const AttrValue* constant = ConstantAttrValue(value)) {
+    attrs->SetBorrowed(name, *constant);
   } else {
-    attrs->SetValue(name, std::move(value));
+    attrs->SetBorrowingName(name, value);
   }
 }
 
@@ -69,7 +73,7 @@ absl::Status BindInputs(const OpDef& op, absl::Span<const Tensor> inputs, FromOp
                                  arg.name, "' inputs were given");
         }
       }
-      SetFromOpDef(mode, arg.number_attr, int64_t{count}, attrs);
+      SetInferred(mode, arg.number_attr, int64_t{count}, attrs);
     }
     for (int k = 0; k < count; ++k, ++next) {
       const Tensor& t = inputs[next];
@@ -87,7 +91,7 @@ absl::Status BindInputs(const OpDef& op, absl::Span<const Tensor> inputs, FromOp
       }
       const AttrValue* bound = attrs->Find(arg.type_attr);
       if (bound == nullptr) {
-        SetFromOpDef(mode, arg.type_attr, t.dtype(), attrs);
+        SetInferred(mode, arg.type_attr, t.dtype(), attrs);
         continue;
       }
       const DataType* want = std::get_if<DataType>(bound);
