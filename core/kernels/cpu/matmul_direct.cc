@@ -21,13 +21,14 @@ void LoadRhs(const T* y, const MatMulDims& p, float* rows) {
 // One output matrix: out[i, :] = sum over l of op(x)[i, l] * rows[l, :],
 // the terms added in order of l.
 template <typename T>
-void OneProduct(const T* x, const float* rows, const MatMulDims& p, float* acc, T* out) {
+void OneProduct(const T* x, const float* rows, const MatMulDims& p, float* __restrict acc,
+                T* out) {
   for (int64_t i = 0; i < p.m; ++i) {
     std::fill(acc, acc + p.n, 0.0f);
     for (int64_t l = 0; l < p.k; ++l) {
       const float a = static_cast<float>(p.adj_x ? x[l * p.m + i] : x[i * p.k + l]);
-      const float* row = rows + l * p.n;
-      for (int64_t j = 0; j < p.n; ++j) acc[j] += a * row[j];
+      const float* __restrict row = rows + l * p.n;
+      for (int64_t j = 0; j < p.n; ++j) acc[j] += a * row[j];  // Vectorized.
     }
     for (int64_t j = 0; j < p.n; ++j) out[i * p.n + j] = T(acc[j]);
   }
@@ -35,19 +36,18 @@ void OneProduct(const T* x, const float* rows, const MatMulDims& p, float* acc, 
 
 template <typename T>
 void Run(const MatMulBCast& bcast, const MatMulDims& p, const T* x, const T* y, T* out) {
-  // Products PrefersDirectMatMul picks fit on the stack (k * n and n are at
-  // most their multiply-adds); larger ones, which only tests ask for, take
-  // the heap.
-  float stack_rows[kDirectMatMulMaxMacs];
-  float stack_acc[kDirectMatMulMaxMacs];
+  // On the stack when they fit: one malloc would cost more than the
+  // arithmetic of the smallest products.
+  float stack_rows[kDirectMatMulStackFloats];
+  float stack_acc[kDirectMatMulStackFloats];
   std::vector<float> heap_rows, heap_acc;
   float* rows = stack_rows;
   float* acc = stack_acc;
-  if (p.k * p.n > kDirectMatMulMaxMacs) {
+  if (p.k * p.n > kDirectMatMulStackFloats) {
     heap_rows.resize(p.k * p.n);
     rows = heap_rows.data();
   }
-  if (p.n > kDirectMatMulMaxMacs) {
+  if (p.n > kDirectMatMulStackFloats) {
     heap_acc.resize(p.n);
     acc = heap_acc.data();
   }

@@ -3,7 +3,7 @@
 // arithmetic (a primitive-cache key built as a string, a cache lookup under
 // a mutex, memory objects, a stream); a [1,1]x[1,1] product is one
 // multiply. Below kDirectMatMulMaxMacs multiply-adds the loop is faster
-// (tools/bench:op_dispatch_benchmark, core/kernels/cpu:math_benchmark).
+// (core/kernels/cpu:matmul_launcher_benchmark measures both per size).
 //
 // Numbers: float, half and bfloat16 accumulate in float, one sum per output
 // element in order of the inner dimension, and round once at the end, as
@@ -22,8 +22,14 @@
 namespace tfd {
 
 // Products of at most this many multiply-adds in all (every batch) take the
-// direct loop. It also sizes the loop's stack buffers.
-constexpr int64_t kDirectMatMulMaxMacs = 4096;
+// direct loop: a [24,24]x[24,24] product (13824) runs in about a quarter
+// of oneDNN's time on one core (matmul_launcher_benchmark), so the bound
+// leaves room for a library that would use several cores.
+constexpr int64_t kDirectMatMulMaxMacs = 16384;
+
+// The loop's buffers (op(y) as float rows, one output row) stay on the stack
+// up to this many floats each, and take the heap beyond.
+constexpr int64_t kDirectMatMulStackFloats = 4096;
 
 // The logical problem: op(x) is [m, k], op(y) is [k, n]; adj_* says the
 // stored operand is transposed.
@@ -37,8 +43,7 @@ bool PrefersDirectMatMul(int64_t batches, const MatMulDims& dims);
 
 // out[b] = op(x[bx]) · op(y[by]) for every output batch b of `bcast`, with
 // row-major x, y, out as in LaunchBatchMatMul. Any size works (tests run
-// it beyond the threshold, against the library); within the threshold it
-// allocates nothing.
+// it beyond the threshold, against the library).
 void DirectBatchMatMul(const MatMulBCast& bcast, const MatMulDims& dims, const float* x,
                        const float* y, float* out);
 void DirectBatchMatMul(const MatMulBCast& bcast, const MatMulDims& dims, const half* x,
