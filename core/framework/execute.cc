@@ -22,10 +22,28 @@ bool AttrMatchesType(const AttrValue& v, const std::string& type) {
   return type == AttrTypeName(v);
 }
 
+// How attrs taken from the OpDef enter the call's AttrMap: Execute's OpDefs
+// are registered, so it holds their names and defaults by reference, and
+// the dtypes and lengths it infers are constants (Note [Borrowed attrs] in
+// attr_value.h); InferCall's OpDef may be the caller's, so it copies.
+enum class FromOpDef { kBorrow, kCopy };
+
+// An inferred attr: a type attr's dtype or a list's length.
+template <typename T>
+void SetInferred(FromOpDef mode, const std::string& name, T value, AttrMap* attrs) {
+  if (mode == FromOpDef::kCopy) {
+    attrs->SetValue(name, value);
+  } else if (const AttrValue* constant = ConstantAttrValue(value)) {
+    attrs->SetBorrowed(name, *constant);
+  } else {
+    attrs->SetBorrowingName(name, value);
+  }
+}
+
 // Binds inputs to the OpDef's argument list: sets number attrs (N) and type
 // attrs (T) from the inputs, checks fixed dtypes and consistency.
-absl::Status BindInputs(const OpDef& op, absl::Span<const Tensor> inputs, AttrMap* attrs,
-                        ArgOfInput* arg_of_input) {
+absl::Status BindInputs(const OpDef& op, absl::Span<const Tensor> inputs, FromOpDef mode,
+                        AttrMap* attrs, ArgOfInput* arg_of_input) {
   // Count how many inputs the list arguments take.
   int fixed_args = 0;
   int list_args = 0;
@@ -55,7 +73,7 @@ absl::Status BindInputs(const OpDef& op, absl::Span<const Tensor> inputs, AttrMa
                                  arg.name, "' inputs were given");
         }
       }
-      attrs->Set(arg.number_attr, int64_t{count});
+      SetInferred(mode, arg.number_attr, int64_t{count}, attrs);
     }
     for (int k = 0; k < count; ++k, ++next) {
       const Tensor& t = inputs[next];
@@ -73,7 +91,7 @@ absl::Status BindInputs(const OpDef& op, absl::Span<const Tensor> inputs, AttrMa
       }
       const AttrValue* bound = attrs->Find(arg.type_attr);
       if (bound == nullptr) {
-        attrs->Set(arg.type_attr, t.dtype());
+        SetInferred(mode, arg.type_attr, t.dtype(), attrs);
         continue;
       }
       const DataType* want = std::get_if<DataType>(bound);
@@ -88,7 +106,7 @@ absl::Status BindInputs(const OpDef& op, absl::Span<const Tensor> inputs, AttrMa
 }
 
 // Fills defaults, and checks that every attr is known, present and typed.
-absl::Status CheckAttrs(const OpDef& op, AttrMap* attrs) {
+absl::Status CheckAttrs(const OpDef& op, FromOpDef mode, AttrMap* attrs) {
   for (const AttrDef& def : op.attrs) {
     const AttrValue* v = attrs->Find(def.name);
     if (v == nullptr) {
@@ -96,7 +114,11 @@ absl::Status CheckAttrs(const OpDef& op, AttrMap* attrs) {
         return InvalidArgument(op.name, ": missing required attr '", def.name, "' (",
                                def.type, ")");
       }
-      attrs->SetValue(def.name, *def.default_value);
+      if (mode == FromOpDef::kBorrow) {
+        attrs->SetBorrowed(def.name, *def.default_value);
+      } else {
+        attrs->SetValue(def.name, *def.default_value);
+      }
       continue;
     }
     if (!AttrMatchesType(*v, def.type)) {
@@ -117,7 +139,7 @@ absl::Status CheckAttrs(const OpDef& op, AttrMap* attrs) {
   }
   // Every AttrDef now has a value, so the names match the defs exactly
   // when the counts do; only a larger map holds an unknown name.
-  if (attrs->values().size() == op.attrs.size()) return absl::OkStatus();
+  if (attrs->size() == op.attrs.size()) return absl::OkStatus();
   for (const auto& [name, value] : attrs->values()) {
     if (op.FindAttr(name) == nullptr) {
       return InvalidArgument(op.name, ": unknown attr '", name, "'");
@@ -126,10 +148,8 @@ absl::Status CheckAttrs(const OpDef& op, AttrMap* attrs) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<DataType>> OutputDtypes(const OpDef& op, const AttrMap& attrs,
-                                                   int* num_outputs) {
-  std::vector<DataType> dtypes;
-  dtypes.reserve(op.outputs.size());
+absl::Status OutputDtypes(const OpDef& op, const AttrMap& attrs,
+                          absl::InlinedVector<DataType, 4>* dtypes) {
   for (const ArgDef& arg : op.outputs) {
     int count = 1;
     if (!arg.number_attr.empty()) {
@@ -145,10 +165,9 @@ absl::StatusOr<std::vector<DataType>> OutputDtypes(const OpDef& op, const AttrMa
       }
       t = *bound;
     }
-    for (int k = 0; k < count; ++k) dtypes.push_back(t);
+    for (int k = 0; k < count; ++k) dtypes->push_back(t);
   }
-  *num_outputs = static_cast<int>(dtypes.size());
-  return dtypes;
+  return absl::OkStatus();
 }
 
 // The shape function's half of InferCall, on inputs already bound.
@@ -158,11 +177,10 @@ absl::StatusOr<InferredCall> InferShapes(const OpDef& op, absl::Span<const Tenso
   ShapeContext ctx(op.name, inputs, &attrs);
   InferredCall call;
   TFD_ASSIGN_OR_RETURN(call.shapes, op.shape_fn(ctx));
-  int num_outputs = 0;
-  TFD_ASSIGN_OR_RETURN(call.dtypes, OutputDtypes(op, attrs, &num_outputs));
-  if (static_cast<int>(call.shapes.size()) != num_outputs) {
+  TFD_RETURN_IF_ERROR(OutputDtypes(op, attrs, &call.dtypes));
+  if (call.shapes.size() != call.dtypes.size()) {
     return Internal(op.name, ": shape function gave ", call.shapes.size(),
-                    " shapes for ", num_outputs, " outputs");
+                    " shapes for ", call.dtypes.size(), " outputs");
   }
   return call;
 }
@@ -181,8 +199,8 @@ const std::vector<ExecutionObserver*>& CurrentObservers() { return observers; }
 absl::StatusOr<InferredCall> InferCall(const OpDef& op, absl::Span<const Tensor> inputs,
                                        AttrMap* attrs) {
   ArgOfInput arg_of_input;
-  TFD_RETURN_IF_ERROR(BindInputs(op, inputs, attrs, &arg_of_input));
-  TFD_RETURN_IF_ERROR(CheckAttrs(op, attrs));
+  TFD_RETURN_IF_ERROR(BindInputs(op, inputs, FromOpDef::kCopy, attrs, &arg_of_input));
+  TFD_RETURN_IF_ERROR(CheckAttrs(op, FromOpDef::kCopy, attrs));
   return InferShapes(op, inputs, *attrs);
 }
 
@@ -195,8 +213,8 @@ absl::StatusOr<std::vector<Tensor>> Execute(absl::string_view op_name,
   // placement asks about.
   AttrMap attrs = given_attrs;
   ArgOfInput arg_of_input;
-  TFD_RETURN_IF_ERROR(BindInputs(*op, inputs, &attrs, &arg_of_input));
-  TFD_RETURN_IF_ERROR(CheckAttrs(*op, &attrs));
+  TFD_RETURN_IF_ERROR(BindInputs(*op, inputs, FromOpDef::kBorrow, &attrs, &arg_of_input));
+  TFD_RETURN_IF_ERROR(CheckAttrs(*op, FromOpDef::kBorrow, &attrs));
   DataType kernel_dtype = DT_INVALID;
   if (!op->kernel_type_attr.empty()) {
     TFD_ASSIGN_OR_RETURN(kernel_dtype, attrs.Get<DataType>(op->kernel_type_attr));
@@ -229,7 +247,7 @@ absl::StatusOr<std::vector<Tensor>> Execute(absl::string_view op_name,
                        LookupKernel(op->name, device->type(), kernel_dtype));
 
   KernelContext ctx(op, kernel_inputs, &attrs, device, std::move(inferred.shapes),
-                    std::move(inferred.dtypes));
+                    inferred.dtypes);
   {
     TFD_DEVICE_ACCESS_SCOPE(device);  // Note [Device reads]
     TFD_RETURN_IF_ERROR((*kernel)(ctx));

@@ -20,6 +20,7 @@
 
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
@@ -70,7 +71,7 @@ absl::StatusOr<Tensor> Execute1(absl::string_view op, absl::Span<const Tensor> i
 // values. Used by Execute and by graph tracing.
 struct InferredCall {
   std::vector<TensorShape> shapes;
-  std::vector<DataType> dtypes;
+  absl::InlinedVector<DataType, 4> dtypes;
 };
 absl::StatusOr<InferredCall> InferCall(const OpDef& op, absl::Span<const Tensor> inputs,
                                        AttrMap* attrs);

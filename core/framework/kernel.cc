@@ -33,13 +33,13 @@ KernelRegistry& Registry() {
 KernelContext::KernelContext(const OpDef* op, absl::Span<const Tensor> inputs,
                              const AttrMap* attrs, Device* device,
                              std::vector<TensorShape> output_shapes,
-                             std::vector<DataType> output_dtypes)
+                             absl::Span<const DataType> output_dtypes)
     : op_(op),
       inputs_(inputs),
       attrs_(attrs),
       device_(device),
       output_shapes_(std::move(output_shapes)),
-      output_dtypes_(std::move(output_dtypes)),
+      output_dtypes_(output_dtypes.begin(), output_dtypes.end()),
       outputs_(output_shapes_.size()) {}
 
 ThreadPool* KernelContext::thread_pool() const {

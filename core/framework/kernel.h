@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/framework/attr_value.h"
@@ -36,7 +37,7 @@ class KernelContext {
  public:
   KernelContext(const OpDef* op, absl::Span<const Tensor> inputs, const AttrMap* attrs,
                 Device* device, std::vector<TensorShape> output_shapes,
-                std::vector<DataType> output_dtypes);
+                absl::Span<const DataType> output_dtypes);
 
   const std::string& op_name() const { return op_->name; }
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
@@ -77,8 +78,9 @@ class KernelContext {
   const AttrMap* attrs_;
   Device* device_;
   std::vector<TensorShape> output_shapes_;
-  std::vector<DataType> output_dtypes_;
-  std::vector<Tensor> outputs_;
+  // Inline: made on every op call, and ops have few outputs.
+  absl::InlinedVector<DataType, 4> output_dtypes_;
+  std::vector<Tensor> outputs_;  // Becomes Execute's result.
 };
 
 using KernelFn = std::function<absl::Status(KernelContext&)>;

@@ -21,7 +21,7 @@ absl::StatusOr<TensorShape> TensorShape::FromDims(
     }
     n *= d;
   }
-  return TensorShape(std::vector<int64_t>(dims.begin(), dims.end()));
+  return TensorShape(dims);
 }
 
 int64_t TensorShape::num_elements() const {

@@ -6,6 +6,7 @@
 
 #include "Eigen/Core"
 #include "absl/strings/str_join.h"
+#include "core/kernels/cpu/matmul_direct.h"
 #include "core/kernels/cpu/onednn_util.h"
 #include "core/kernels/matmul_bcast.h"
 
@@ -166,7 +167,7 @@ void EigenBatchMatMul(ThreadPool* pool, const MatMulBCast& bcast, const Problem&
 }  // namespace
 
 absl::Status LaunchBatchMatMul(ThreadPool* pool, const Tensor& x, const Tensor& y, bool adj_x,
-                               bool adj_y, Tensor* out) {
+                               bool adj_y, Tensor* out, MatMulEngine engine) {
   if (x.rank() < 2 || y.rank() < 2 || out->rank() < 2 || x.dtype() != y.dtype() ||
       x.dtype() != out->dtype()) {
     return Internal("LaunchBatchMatMul: bad operands ", x.shape().DebugString(), " ",
@@ -187,6 +188,26 @@ absl::Status LaunchBatchMatMul(ThreadPool* pool, const Tensor& x, const Tensor& 
   if (p.k == 0) {  // Empty sums: zeros (all-zero bits in every dtype here).
     std::memset(out->raw_data(), 0, out->TotalBytes());
     return absl::OkStatus();
+  }
+  const MatMulDims dims{p.m, p.n, p.k, adj_x, adj_y};
+  const bool direct =
+      engine == MatMulEngine::kDirect ||
+      (engine == MatMulEngine::kAuto && PrefersDirectMatMul(bcast.output_batch_size(), dims));
+  if (direct) {
+    switch (x.dtype()) {
+      case DT_FLOAT:
+        DirectBatchMatMul(bcast, dims, x.data<float>(), y.data<float>(), out->data<float>());
+        return absl::OkStatus();
+      case DT_HALF:
+        DirectBatchMatMul(bcast, dims, x.data<half>(), y.data<half>(), out->data<half>());
+        return absl::OkStatus();
+      case DT_BFLOAT16:
+        DirectBatchMatMul(bcast, dims, x.data<bfloat16>(), y.data<bfloat16>(),
+                          out->data<bfloat16>());
+        return absl::OkStatus();
+      default:
+        break;  // The library's.
+    }
   }
   switch (x.dtype()) {
     case DT_FLOAT:

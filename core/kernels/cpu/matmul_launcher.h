@@ -1,7 +1,10 @@
 // The CPU engine of every matrix product in tfd: MatMul, BatchMatMul,
 // BatchMatMulV2, and the GEMMs of the float64 convolution path.
 //
-// float and bfloat16 run on oneDNN's matmul primitive (cached by shape),
+// Products of a few thousand multiply-adds or fewer in float, half and
+// bfloat16 run as a plain loop (matmul_direct.h): cheaper than setting up a
+// library call. Otherwise float and bfloat16 run on oneDNN's matmul
+// primitive (cached by shape),
 // half is computed in float (oneDNN 2.x has no half matmul on CPU), and
 // double runs on Eigen's GEMM, split over the device's thread pool (oneDNN
 // has no f64 matmul).
@@ -20,6 +23,12 @@
 
 namespace tfd {
 
+// Which code computes a product. kAuto takes the direct loop for small
+// float, half and bfloat16 products and the library otherwise; the others
+// force one (tests compare them; kDirect falls back to the library for
+// double, which has no direct loop).
+enum class MatMulEngine { kAuto, kLibrary, kDirect };
+
 // out[b] = op(x[bx]) · op(y[by]) for every output batch b, where op
 // transposes when adj_x / adj_y is set and bx, by follow BatchMatMulV2's
 // broadcasting of the batch dimensions (rank may differ; missing leading
@@ -31,7 +40,8 @@ namespace tfd {
 // shape function does); INTERNAL if they do not fit. Errors from oneDNN
 // name it.
 absl::Status LaunchBatchMatMul(ThreadPool* pool, const Tensor& x, const Tensor& y, bool adj_x,
-                               bool adj_y, Tensor* out);
+                               bool adj_y, Tensor* out,
+                               MatMulEngine engine = MatMulEngine::kAuto);
 
 }  // namespace tfd
 
