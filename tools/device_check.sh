@@ -14,10 +14,10 @@
 # and writes their logs and a summary to the output directory. A step
 # whose binaries are not in the pack is left out, saying so: gpu_tests.sh
 # packs the training apart, in dist/gpu-train, for a second GPU run of
-# this script (both would not fit one run's 64 MiB and 540 s). Each step has its own
-# time limit and all share a budget of 540 s (TFD_DEVICE_CHECK_BUDGET), so
-# the summary is written before a GPU run's 10 minutes are up, whatever
-# hangs. See docs/GPU.md.
+# this script (both would not fit one run's 64 MiB and 540 s). Each step
+# has its own time limit and all share a budget of 540 s
+# (TFD_DEVICE_CHECK_BUDGET), so the summary is written before a GPU run's
+# 10 minutes are up, whatever hangs. See docs/GPU.md.
 #
 #   tools/device_check.sh [PACK] [OUT]
 #

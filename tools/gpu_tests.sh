@@ -10,9 +10,9 @@
 # and the carried pack is .tar.xz instead.
 #
 # The 10-epoch training of device_check.sh needs the CUDA build's `tfd`
-# (its own copy of the GPU kernels) and all of Fashion-MNIST (30 MB,
+# (its own copy of the GPU kernels) and all of Fashion-MNIST (29.4 MiB,
 # gzipped already): a pack of its own, dist/gpu-train (xz, 44 MiB), for a
-# second GPU run. With dist/gpu they would not fit one run: 29 + 33 MiB
+# second GPU run. With dist/gpu they would not fit one run: 29 + 32 MiB
 # with the core suite, too close to 64; and the tests, benchmarks and
 # PyTorch reference of dist/gpu already fill the 540 s one run has.
 #
