@@ -191,10 +191,6 @@ absl::StatusOr<TrainFlags> ParseTrainFlags(const std::vector<std::string>& args)
                            " does not apply to --model_json: its layers name their own dtype "
                            "policies");
   }
-  if (flags.strategy == "parameter_server" && flags.policy != defaults.policy) {
-    return InvalidArgument("--policy=", flags.policy,
-                           " is not supported with --strategy=parameter_server (float32 only)");
-  }
   if (flags.strategy == "one_device" && flags.replicas != 1) {
     return InvalidArgument("--strategy=one_device runs one replica, got --replicas=",
                            flags.replicas);

@@ -79,7 +79,7 @@ struct TrainFlags {
 // replicas, epochs < 1, batch_size < replicas, ...), or flags that do not
 // go together (--devices=gpu with --replicas, which counts CPU replicas,
 // --model with --model_json, --policy with --model_json (its layers name
-// their own dtypes) or parameter_server, --backup_dir with --loop=custom,
+// their own dtypes), --backup_dir with --loop=custom,
 // --save_freq without
 // --backup_dir, --monitor or --mode without --export_best, --export_best
 // without multi_worker_mirrored).
