@@ -244,7 +244,7 @@ if [ -x "$tfd_binary" ] && [ -f "$pack/data/fashion-mnist/train-images-idx3-ubyt
   # (status, seconds, policy, test_accuracy=... epochs=done/asked
   # device=... [why]).
   run_training() {
-    local policy=$1 limit t0 rc seconds accuracy done status why=""
+    local policy=$1 limit t0 rc seconds accuracy finished status why=""
     limit=$(step_limit "$2")
     log "tfd train --policy=$policy: $train_epochs epochs on $train_where (at most ${limit}s)"
     t0=$(date +%s)
@@ -257,7 +257,7 @@ if [ -x "$tfd_binary" ] && [ -f "$pack/data/fashion-mnist/train-images-idx3-ubyt
     accuracy=$(sed -n 's/^test_loss: [^ ]* - test_accuracy: \([0-9.]*\)$/\1/p' "$run_log" | tail -n 1)
     # Fit ends each epoch's line with the test set's val_accuracy: a run
     # cut short still says how far it got.
-    done=$(grep -c "val_accuracy: " "$run_log")
+    finished=$(grep -c "val_accuracy: " "$run_log")
     if [ -z "$accuracy" ]; then
       accuracy=$(grep -o "val_accuracy: [0-9.]*" "$run_log" | tail -n 1 | cut -d' ' -f2)
     fi
@@ -273,9 +273,9 @@ if [ -x "$tfd_binary" ] && [ -f "$pack/data/fashion-mnist/train-images-idx3-ubyt
     else status=FAIL; why="below 0.90"
     fi
     printf '%s\t%s\t%s\t%s\n' "$status" "$seconds" "$policy" \
-      "test_accuracy=${accuracy:-none} epochs=$done/$train_epochs device=$train_where${why:+ ($why)}" \
+      "test_accuracy=${accuracy:-none} epochs=$finished/$train_epochs device=$train_where${why:+ ($why)}" \
       >> "$out/train/results.tsv"
-    log "tfd train --policy=$policy: $status, test accuracy ${accuracy:-none} after $done epochs, ${seconds}s${why:+ ($why)}"
+    log "tfd train --policy=$policy: $status, test accuracy ${accuracy:-none} after $finished epochs, ${seconds}s${why:+ ($why)}"
     [ "$status" = PASS ]
   }
   run_training float32 200 || train_rc=1

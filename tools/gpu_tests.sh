@@ -253,6 +253,10 @@ finish_pack() {  # dist carried
     echo "gpu_tests.sh: warning: ${unexpected[*]#$dist/} carry GPU code of their own;" \
          "expected only the kernels' shared library (and tfd)" >&2
   fi
+  if { [ -s "$dist/TESTS" ] || [ -s "$dist/BENCHMARKS" ]; } &&
+     ! printf '%s\n' "${gpu_code[@]}" | grep -q '/libcore_Skernels_Scuda_Slibcuda_Ukernels\.so$'; then
+    echo "gpu_tests.sh: warning: the kernels' shared library is not in $dist" >&2
+  fi
   {
     echo "tfd GPU tests, packed by tools/gpu_tests.sh"
     echo "commit: $(git rev-parse HEAD)$(git diff --quiet HEAD || echo ' (with local changes)')"
