@@ -124,13 +124,16 @@ bazel build --config=$config --noshow_progress "${targets[@]}" "${core_tests[@]}
 bin=$(bazel info --config=$config bazel-bin 2>/dev/null)
 
 # The packs: dist/tfd-gpu (carried compressed as dist/gpu) and the
-# training's dist/tfd-gpu-train (dist/gpu-train).
-rm -rf dist/tfd-gpu dist/gpu dist/tfd-gpu-train dist/gpu-train \
-  dist/tfd-gpu-tests.tar.gz dist/tfd-gpu-tests.tar.xz
+# training's dist/tfd-gpu-train (dist/gpu-train). Only those this run
+# writes are replaced: packing some kernel tests keeps the training pack.
 main_pack=1
 [ "$training" = only ] && main_pack=0
 train_pack=""
 [ "$training" != 0 ] && train_pack=dist/tfd-gpu-train
+if [ $main_pack = 1 ]; then
+  rm -rf dist/tfd-gpu dist/gpu dist/tfd-gpu-tests.tar.gz dist/tfd-gpu-tests.tar.xz
+fi
+[ -n "$train_pack" ] && rm -rf dist/tfd-gpu-train dist/gpu-train
 # `dist` is the pack the functions below fill.
 dist=dist/tfd-gpu
 new_pack() {  # dir
@@ -292,7 +295,7 @@ finish_pack() {  # dist carried
 }
 [ $main_pack = 1 ] && finish_pack dist/tfd-gpu dist/gpu
 [ -n "$train_pack" ] && finish_pack "$train_pack" dist/gpu-train
-if [ -d dist/gpu ] && [ -d dist/gpu-train ]; then
+if [ $main_pack = 1 ] && [ -n "$train_pack" ]; then
   echo "== two GPU runs: tools/device_check.sh dist/gpu, then tools/device_check.sh dist/gpu-train" \
        "(docs/GPU.md)"
 fi
