@@ -7,16 +7,26 @@
 # (tfd-gpu.tar.gz, with a copy of the MANIFEST): what a GPU run carries,
 # under 64 MiB. See docs/GPU.md.
 # With --core-suite the core tests are added (built with every GPU kernel)
-# and the carried pack is .tar.xz instead: one pack, one GPU run, for
-# everything.
+# and the carried pack is .tar.xz instead.
+#
+# The 10-epoch training of device_check.sh needs the CUDA build's `tfd`
+# (its own copy of the GPU kernels) and all of Fashion-MNIST (29.4 MiB,
+# gzipped already): a pack of its own, dist/gpu-train (xz, 44 MiB), for a
+# second GPU run. With dist/gpu they would not fit one run: 29 + 32 MiB
+# with the core suite, too close to 64; and the tests, benchmarks and
+# PyTorch reference of dist/gpu already fill the 540 s one run has.
 #
 # The binaries link the GPU kernels as one shared library
 # (//core/kernels/cuda:cuda_kernels, in bin/_solib_k8/), so the pack holds
 # their fat binaries once; the script checks that no other packed file
 # carries GPU code.
 #
-#   tools/gpu_tests.sh                       # every CUDA test and benchmark
-#   tools/gpu_tests.sh //core/kernels/cuda:relu_kernels_test ...   # some
+#   tools/gpu_tests.sh                       # every CUDA test and benchmark (dist/gpu),
+#                                            # and the training (dist/gpu-train)
+#   tools/gpu_tests.sh //core/kernels/cuda:relu_kernels_test ...   # some (no training)
+#   tools/gpu_tests.sh --training //core/kernels/cuda:relu_kernels_test   # some, and the training
+#   tools/gpu_tests.sh --no-training         # dist/gpu only
+#   tools/gpu_tests.sh --training-only       # dist/gpu-train only
 #   tools/gpu_tests.sh --list                # list what would be built, build nothing
 #   tools/gpu_tests.sh --core-suite          # also every core test, for
 #                                            # run.sh --core-suite (GPU as default device)
@@ -36,14 +46,39 @@ query='kind("cc_test|cc_binary", //core/device/cuda/... + //core/kernels/cuda/..
 list_only=0
 core_suite=0
 config=cuda
+# default: with the default targets; 1: --training; 0: --no-training;
+# only: --training-only
+training=default
 while [ $# -gt 0 ]; do
   case "$1" in
     --list) list_only=1 ;;
     --core-suite) core_suite=1; config=cuda_core_suite ;;
+    --training) training=1 ;;
+    --no-training) training=0 ;;
+    --training-only) training=only ;;
     *) break ;;
   esac
   shift
 done
+if [ "$training" = only ] && { [ $# -gt 0 ] || [ $core_suite = 1 ]; }; then
+  echo "gpu_tests.sh: --training-only packs tfd and the training set alone; give no targets" \
+       "and no --core-suite" >&2
+  exit 2
+fi
+if [ "$training" = default ]; then
+  if [ $# -gt 0 ]; then training=0; else training=1; fi
+fi
+# Fashion-MNIST: the t10k files for mirrored_gpu_test (4.4 MB), all four
+# for the training.
+fashion=${TFD_FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
+train_binary=//tools/tfd:tfd
+if [ "$training" != 0 ]; then
+  for f in train-images-idx3-ubyte.gz train-labels-idx1-ubyte.gz \
+           t10k-images-idx3-ubyte.gz t10k-labels-idx1-ubyte.gz; do
+    [ -f "$fashion/$f" ] || {
+      echo "gpu_tests.sh: the training needs $fashion/$f (TFD_FASHION_MNIST_DIR)" >&2; exit 1; }
+  done
+fi
 core_tests=()
 if [ $core_suite = 1 ]; then
   mapfile -t core_tests < <(tools/core_suite_tests.sh)
@@ -59,11 +94,15 @@ if [ $core_suite = 1 ]; then
 fi
 if [ $# -gt 0 ]; then
   targets=("$@")
+elif [ "$training" = only ]; then
+  targets=()
 else
   mapfile -t targets < <(bazel query --noshow_progress "$query" 2>/dev/null)
 fi
-[ ${#targets[@]} -gt 0 ] || [ ${#core_tests[@]} -gt 0 ] || {
+[ ${#targets[@]} -gt 0 ] || [ ${#core_tests[@]} -gt 0 ] || [ "$training" != 0 ] || {
   echo "gpu_tests.sh: nothing to build" >&2; exit 1; }
+train_targets=()
+[ "$training" != 0 ] && train_targets=("$train_binary")
 tests=()
 if [ ${#targets[@]} -gt 0 ]; then
   mapfile -t tests < <(bazel query --noshow_progress \
@@ -75,17 +114,34 @@ if [ $list_only = 1 ]; then
     if printf '%s\n' "${tests[@]}" | grep -qx "$t"; then echo "test       $t"; else echo "benchmark  $t"; fi
   done
   for t in "${core_tests[@]}"; do echo "core-test  $t"; done
+  for t in "${train_targets[@]}"; do echo "training   $t"; done
   exit 0
 fi
 
-echo "== bazel build --config=$config (${#targets[@]} + ${#core_tests[@]} targets)"
-bazel build --config=$config --noshow_progress "${targets[@]}" "${core_tests[@]}"
+echo "== bazel build --config=$config (${#targets[@]} + ${#core_tests[@]} + ${#train_targets[@]} targets)"
+bazel build --config=$config --noshow_progress "${targets[@]}" "${core_tests[@]}" \
+  "${train_targets[@]}"
 bin=$(bazel info --config=$config bazel-bin 2>/dev/null)
 
+# The packs: dist/tfd-gpu (carried compressed as dist/gpu) and the
+# training's dist/tfd-gpu-train (dist/gpu-train). Only those this run
+# writes are replaced: packing some kernel tests keeps the training pack.
+main_pack=1
+[ "$training" = only ] && main_pack=0
+train_pack=""
+[ "$training" != 0 ] && train_pack=dist/tfd-gpu-train
+if [ $main_pack = 1 ]; then
+  rm -rf dist/tfd-gpu dist/gpu dist/tfd-gpu-tests.tar.gz dist/tfd-gpu-tests.tar.xz
+fi
+[ -n "$train_pack" ] && rm -rf dist/tfd-gpu-train dist/gpu-train
+# `dist` is the pack the functions below fill.
 dist=dist/tfd-gpu
-carried=dist/gpu
-rm -rf "$dist" "$carried" dist/tfd-gpu-tests.tar.gz dist/tfd-gpu-tests.tar.xz
-mkdir -p "$dist/bin" "$dist/lib" "$carried"
+new_pack() {  # dir
+  mkdir -p "$1/bin" "$1/lib"
+  : > "$1/TESTS"
+  : > "$1/BENCHMARKS"
+  : > "$1/CORE_TESTS"
+}
 
 
 # Copies what `binary` links against: Bazel's own libraries keep their
@@ -132,9 +188,7 @@ pack_binary() {  # target
   echo "$rel"
 }
 
-: > "$dist/TESTS"
-: > "$dist/BENCHMARKS"
-: > "$dist/CORE_TESTS"
+[ $main_pack = 1 ] && new_pack "$dist"
 for t in "${targets[@]}"; do
   rel=$(pack_binary "$t")
   if printf '%s\n' "${tests[@]}" | grep -qx "$t"; then
@@ -156,56 +210,93 @@ if [ ${#core_tests[@]} -gt 0 ]; then
       [ -f "$path" ] && install -D -m 644 "$path" "$dist/runfiles/$path"
     done
 fi
-install -m 755 tools/gpu_run.sh "$dist/run.sh"
-install -m 755 tools/device_check.sh "$dist/device_check.sh"
-install -m 644 tools/bench/torch_reference.py "$dist/torch_reference.py"
-install -m 644 tools/bench/device_summary.py "$dist/device_summary.py"
-# mirrored_gpu_test trains on Fashion-MNIST's t10k files (4.4 MB).
-fashion=${TFD_FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
-if [ -f "$fashion/t10k-images-idx3-ubyte.gz" ]; then
+# The training: the CUDA build's tfd (linked statically, GPU kernels
+# included: it is meant to be copied alone) and all of Fashion-MNIST.
+if [ -n "$train_pack" ]; then
+  dist=$train_pack
+  new_pack "$dist"
+  pack_binary "$train_binary" > /dev/null
   mkdir -p "$dist/data/fashion-mnist"
-  cp "$fashion"/t10k-*-ubyte.gz "$dist/data/fashion-mnist/"
+  cp "$fashion"/train-*-ubyte.gz "$fashion"/t10k-*-ubyte.gz "$dist/data/fashion-mnist/"
+  dist=dist/tfd-gpu
 fi
-# Symbols are of no use there and most of the size: a device run carries
-# at most 64 MiB.
-find "$dist/bin" "$dist/lib" -type f \( -perm -u+x -o -name "*.so*" \) \
-  -exec strip --strip-unneeded {} +
-# GPU code (an ELF section .nv_fatbin) belongs in the kernels' shared
-# library only: a binary with its own copy linked them statically, and
-# every such copy costs the pack megabytes.
-mapfile -t gpu_code < <(find "$dist/bin" "$dist/lib" -type f -exec sh -c \
-  'readelf -S "$1" 2>/dev/null | grep -q "\.nv_fatbin" && echo "$1"' _ {} \; | sort)
-echo "== GPU code in: ${gpu_code[*]#$dist/}"
-if [ ${#gpu_code[@]} -ne 1 ]; then
-  echo "gpu_tests.sh: warning: ${#gpu_code[@]} packed files carry GPU code;" \
-       "expected only the kernels' shared library" >&2
-fi
-{
-  echo "tfd GPU tests, packed by tools/gpu_tests.sh"
-  echo "commit: $(git rev-parse HEAD)$(git diff --quiet HEAD || echo ' (with local changes)')"
-  echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(. /etc/os-release && echo "$PRETTY_NAME")"
-  echo "nvcc: $(/usr/local/cuda/bin/nvcc --version | tail -1)"
-  echo "code: sm_90 SASS + compute_90 PTX"
-  echo "CUDA libraries needed on the GPU machine (not packed):"
-  for b in $(cat "$dist/TESTS" "$dist/BENCHMARKS" "$dist/CORE_TESTS"); do
-    ldd "$bin/$b" | awk '$3 ~ /^\/usr\/local\/cuda/ { print "  " $1 }'
-  done | sort -u
-} > "$dist/MANIFEST"
-# Compressed, the core-suite pack is under a fifth of its size (oneDNN is the biggest
-# part, then the kernels' shared library). The core suite's 168 binaries
-# are alike (gtest, the same libraries' symbols): xz with a 64 MiB window
-# shares that across them, where gzip's 32 KiB window cannot; measured,
-# 165 MiB make 29 MiB of xz.
-if [ $core_suite = 1 ]; then
-  tar -C dist -cf - tfd-gpu | xz --lzma2=preset=6,dict=64MiB -T1 > "$carried/tfd-gpu.tar.xz"
-else
-  tar -C dist -czf "$carried/tfd-gpu.tar.gz" tfd-gpu
-fi
-cp "$dist/MANIFEST" "$carried/MANIFEST"
+
 mib() { echo $(( ($(du -sb "$1" | cut -f1) + 1048575) / 1048576 )); }
-echo "== packed $(wc -l < "$dist/TESTS") tests, $(wc -l < "$dist/BENCHMARKS") benchmarks" \
-     "and $(wc -l < "$dist/CORE_TESTS" 2>/dev/null || echo 0) core tests into $dist ($(mib "$dist") MiB)" \
-     "and $carried ($(mib "$carried") MiB)"
-if [ "$(mib "$carried")" -gt 64 ]; then
-  echo "gpu_tests.sh: warning: $carried is over the 64 MiB a GPU run carries" >&2
+# Finishes pack `dist` (scripts, stripping, the GPU code check, MANIFEST)
+# and writes it compressed to `carried`.
+finish_pack() {  # dist carried
+  local dist=$1 carried=$2 name
+  name=$(basename "$dist")
+  mkdir -p "$carried"
+  install -m 755 tools/gpu_run.sh "$dist/run.sh"
+  install -m 755 tools/device_check.sh "$dist/device_check.sh"
+  install -m 644 tools/bench/torch_reference.py "$dist/torch_reference.py"
+  install -m 644 tools/bench/device_summary.py "$dist/device_summary.py"
+  # mirrored_gpu_test trains on Fashion-MNIST's t10k files (4.4 MB).
+  if [ -s "$dist/TESTS" ] && [ -f "$fashion/t10k-images-idx3-ubyte.gz" ]; then
+    mkdir -p "$dist/data/fashion-mnist"
+    cp "$fashion"/t10k-*-ubyte.gz "$dist/data/fashion-mnist/"
+  fi
+  # Symbols are of no use there and most of the size: a device run carries
+  # at most 64 MiB.
+  find "$dist/bin" "$dist/lib" -type f \( -perm -u+x -o -name "*.so*" \) \
+    -exec strip --strip-unneeded {} +
+  # GPU code (an ELF section .nv_fatbin) belongs in the kernels' shared
+  # library, and in tfd, which links them statically to be copied alone;
+  # any other binary with its own copy linked them statically, and every
+  # such copy costs the pack megabytes.
+  local gpu_code unexpected
+  mapfile -t gpu_code < <(find "$dist/bin" "$dist/lib" -type f -exec sh -c \
+    'readelf -S "$1" 2>/dev/null | grep -q "\.nv_fatbin" && echo "$1"' _ {} \; | sort)
+  echo "== GPU code in $dist: ${gpu_code[*]#$dist/}"
+  mapfile -t unexpected < <(printf '%s\n' "${gpu_code[@]}" |
+    grep -v -e '/_solib_[^/]*/libcore_Skernels_Scuda_Slibcuda_Ukernels\.so$' \
+            -e '/bin/tools/tfd/tfd$' | grep . || true)
+  if [ ${#unexpected[@]} -gt 0 ]; then
+    echo "gpu_tests.sh: warning: ${unexpected[*]#$dist/} carry GPU code of their own;" \
+         "expected only the kernels' shared library (and tfd)" >&2
+  fi
+  if { [ -s "$dist/TESTS" ] || [ -s "$dist/BENCHMARKS" ]; } &&
+     ! printf '%s\n' "${gpu_code[@]}" | grep -q '/libcore_Skernels_Scuda_Slibcuda_Ukernels\.so$'; then
+    echo "gpu_tests.sh: warning: the kernels' shared library is not in $dist" >&2
+  fi
+  {
+    echo "tfd GPU tests, packed by tools/gpu_tests.sh"
+    echo "commit: $(git rev-parse HEAD)$(git diff --quiet HEAD || echo ' (with local changes)')"
+    echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(. /etc/os-release && echo "$PRETTY_NAME")"
+    echo "nvcc: $(/usr/local/cuda/bin/nvcc --version | tail -1)"
+    echo "code: sm_90 SASS + compute_90 PTX"
+    [ -x "$dist/bin/tools/tfd/tfd" ] &&
+      echo "training: tfd train, Fashion-MNIST in data/fashion-mnist"
+    echo "CUDA libraries needed on the GPU machine (not packed):"
+    for b in $(cat "$dist/TESTS" "$dist/BENCHMARKS" "$dist/CORE_TESTS") \
+             $([ -x "$dist/bin/tools/tfd/tfd" ] && echo tools/tfd/tfd); do
+      ldd "$bin/$b" | awk '$3 ~ /^\/usr\/local\/cuda/ { print "  " $1 }'
+    done | sort -u
+  } > "$dist/MANIFEST"
+  # Compressed, the core-suite pack is under a fifth of its size (oneDNN is the biggest
+  # part, then the kernels' shared library). The core suite's 168 binaries
+  # are alike (gtest, the same libraries' symbols): xz with a 64 MiB window
+  # shares that across them, where gzip's 32 KiB window cannot; measured,
+  # 165 MiB make 29 MiB of xz. The training pack is xz too: 44 MiB, where
+  # gzip makes 52 (the libraries shrink; the gzipped data cannot).
+  if [ -s "$dist/CORE_TESTS" ] || [ -x "$dist/bin/tools/tfd/tfd" ]; then
+    tar -C dist -cf - "$name" | xz --lzma2=preset=6,dict=64MiB -T1 > "$carried/$name.tar.xz"
+  else
+    tar -C dist -czf "$carried/$name.tar.gz" "$name"
+  fi
+  cp "$dist/MANIFEST" "$carried/MANIFEST"
+  echo "== packed $(wc -l < "$dist/TESTS") tests, $(wc -l < "$dist/BENCHMARKS") benchmarks," \
+       "$(wc -l < "$dist/CORE_TESTS") core tests$([ -x "$dist/bin/tools/tfd/tfd" ] && echo " and the training")" \
+       "into $dist ($(mib "$dist") MiB) and $carried ($(mib "$carried") MiB)"
+  if [ "$(mib "$carried")" -gt 64 ]; then
+    echo "gpu_tests.sh: warning: $carried is over the 64 MiB a GPU run carries" >&2
+  fi
+}
+[ $main_pack = 1 ] && finish_pack dist/tfd-gpu dist/gpu
+[ -n "$train_pack" ] && finish_pack "$train_pack" dist/gpu-train
+if [ $main_pack = 1 ] && [ -n "$train_pack" ]; then
+  echo "== two GPU runs: tools/device_check.sh dist/gpu, then tools/device_check.sh dist/gpu-train" \
+       "(docs/GPU.md)"
 fi
+exit 0

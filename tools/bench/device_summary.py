@@ -14,13 +14,18 @@ torch_reference.py (torch.jsonl), and prints one row per figure:
   figure  unit  tfd  torch  tfd speed / torch's
 
 where the last column is above 1 when tfd is faster (throughputs divided,
-times inverted). Writes the same to summary.json. Exit status 1 when a
-figure is missing on either side.
+times inverted). Then the training runs of train/results.tsv (one line per
+`tfd train` run: status, seconds, policy, and "test_accuracy=A
+epochs=D/E device=X" with the reason when it did not pass): status, final
+test accuracy, epochs and wall time. Writes the same to summary.json.
+Exit status 1 when a figure is missing on either side; with --no-figures
+(a pack without benchmarks) there are none to miss.
 
-  python3 tools/bench/device_summary.py OUT_DIR [resnet50|resnet50_b128]
+  python3 tools/bench/device_summary.py OUT_DIR [resnet50|resnet50_b128] [--no-figures]
 
-The tests do not change the exit status (device_check.sh judges them from
-run.sh's own exit status); they are in summary.json under "tests".
+The tests and the training runs do not change the exit status
+(device_check.sh judges them from run.sh's exit status and its own
+training verdicts); they are in summary.json under "tests" and "training".
 """
 
 import json
@@ -97,6 +102,53 @@ def print_tests(parts):
     print()
 
 
+def training_results(out):
+    """The runs of train/results.tsv as dicts (status, seconds, policy,
+    test_accuracy, epochs, device, detail), or None when there is no file
+    (the pack had no training)."""
+    try:
+        with open(os.path.join(out, "train", "results.tsv")) as f:
+            lines = [line.rstrip("\n").split("\t") for line in f if line.strip()]
+    except OSError:
+        return None
+    runs = []
+    for fields in lines:
+        status, seconds, policy, detail = (fields + ["", "", "", ""])[:4]
+        run = {"status": status, "seconds": int(seconds) if seconds.isdigit() else None,
+               "policy": policy, "detail": detail}
+        # "test_accuracy=0.9123 epochs=10/10 device=GPU:0 (why)"
+        for word in detail.split(" "):
+            key, sep, value = word.partition("=")
+            if sep and key in ("test_accuracy", "epochs", "device"):
+                run[key] = value
+        try:
+            run["test_accuracy"] = float(run.get("test_accuracy"))
+        except (TypeError, ValueError):
+            run["test_accuracy"] = None
+        runs.append(run)
+    return runs
+
+
+def print_training(runs):
+    if runs is None:
+        print("training (tfd train, 10 epochs)        no results (not run, or not in the pack)")
+        print()
+        return
+    print("%-38s %-9s %10s %8s %8s" % ("training (tfd train)", "status", "test acc",
+                                        "epochs", "wall s"))
+    for run in runs:
+        accuracy = run["test_accuracy"]
+        print("%-38s %-9s %10s %8s %8s" % (
+            "Fashion CNN %s on %s" % (run["policy"], run.get("device", "?")), run["status"],
+            "-" if accuracy is None else "%.4f" % accuracy, run.get("epochs", "-"),
+            "-" if run["seconds"] is None else run["seconds"]))
+        reason = run["detail"].partition(" (")[2]
+        reason = reason[:-1] if reason.endswith(")") else reason
+        if run["status"] != "PASS" and reason:
+            print("  %s" % reason)
+    print()
+
+
 def first(runs, prefix):
     return next((v for k, v in sorted(runs.items()) if k.startswith(prefix)), None)
 
@@ -127,13 +179,23 @@ def rows(out, resnet_name):
 
 
 def main(argv):
-    if len(argv) < 2:
+    if len([a for a in argv[1:] if a != "--no-figures"]) < 1:
         print(__doc__, file=sys.stderr)
         return 2
-    out = argv[1]
-    resnet_name = argv[2] if len(argv) > 2 else "resnet50"
+    with_figures = "--no-figures" not in argv[1:]
+    args = [a for a in argv[1:] if a != "--no-figures"]
+    out = args[0]
+    resnet_name = args[1] if len(args) > 1 else "resnet50"
     tests = test_results(out)
     print_tests(tests)
+    training = training_results(out)
+    print_training(training)
+    if not with_figures:
+        print("figures: none (no benchmarks in this pack)")
+        with open(os.path.join(out, "summary.json"), "w") as f:
+            json.dump({"figures": [], "torch": {}, "tests": tests, "training": training}, f,
+                      indent=1)
+        return 0
     table, torch = rows(out, resnet_name)
 
     def fmt(v):
@@ -155,7 +217,8 @@ def main(argv):
     if info:
         print("torch %s on %s" % (info.get("torch"), info.get("gpu", info.get("device"))))
     with open(os.path.join(out, "summary.json"), "w") as f:
-        json.dump({"figures": figures, "torch": info, "tests": tests}, f, indent=1)
+        json.dump({"figures": figures, "torch": info, "tests": tests, "training": training}, f,
+                  indent=1)
     missing = [f["figure"] for f in figures if f["tfd"] is None or f["torch"] is None]
     if missing:
         print("missing: " + ", ".join(missing))

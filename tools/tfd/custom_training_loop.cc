@@ -3,6 +3,7 @@
 #include "core/autodiff/gradient_tape.h"
 #include "core/distribute/reduce_op.h"
 #include "core/framework/status.h"
+#include "core/nn/loss_scale_optimizer.h"
 #include "core/nn/losses_utils.h"
 
 namespace tfd {
@@ -33,7 +34,10 @@ absl::StatusOr<std::unique_ptr<CustomTrainingLoop>> CustomTrainingLoop::Create(
   distribute::StrategyScope scope(strategy);
   nn::AdamOptions adam;
   adam.learning_rate = learning_rate;
-  TFD_ASSIGN_OR_RETURN(loop->optimizer_, nn::Adam::Create(adam));
+  TFD_ASSIGN_OR_RETURN(std::unique_ptr<nn::Adam> plain, nn::Adam::Create(adam));
+  TFD_ASSIGN_OR_RETURN(loop->optimizer_,
+                       nn::WrapOptimizerForPolicy(std::shared_ptr<nn::Optimizer>(std::move(plain)),
+                                                  loop->model_->dtype_policy()));
   TFD_ASSIGN_OR_RETURN(loop->train_accuracy_,
                        nn::SparseCategoricalAccuracy::Create("train_accuracy"));
   TFD_ASSIGN_OR_RETURN(loop->test_loss_, nn::Mean::Create("test_loss"));

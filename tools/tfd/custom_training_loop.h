@@ -15,7 +15,10 @@
 //
 // The optimizer (Adam) and the metrics are created in the strategy's scope,
 // so their variables are mirrored like the model's. The model must have
-// been built in that scope too.
+// been built in that scope too. Under the model's mixed_float16 policy the
+// optimizer is a LossScaleOptimizer around the Adam, as Keras's compile()
+// makes it and as TensorFlow's mixed-precision guide has a custom loop
+// make it: Minimize scales the loss and unscales the gradients.
 //
 // Under MultiWorkerMirroredStrategy every worker runs the same loop on its
 // own replicas, as a TensorFlow custom loop under that strategy does:
@@ -50,6 +53,7 @@
 #include "core/distribute/strategy.h"
 #include "core/nn/adam.h"
 #include "core/nn/losses.h"
+#include "core/nn/optimizer.h"
 #include "core/nn/metrics.h"
 #include "core/nn/metrics_accuracy.h"
 #include "core/nn/model.h"
@@ -60,7 +64,8 @@ namespace cli {
 class CustomTrainingLoop {
  public:
   // A loop training `model` (logits [batch, classes] from images) with Adam
-  // at `learning_rate` and SparseCategoricalCrossentropy(from_logits).
+  // at `learning_rate` (loss-scaled under a mixed_float16 model) and
+  // SparseCategoricalCrossentropy(from_logits).
   // `strategy` and `model` must outlive the loop.
   static absl::StatusOr<std::unique_ptr<CustomTrainingLoop>> Create(
       distribute::Strategy* strategy, std::shared_ptr<nn::Model> model,
@@ -112,7 +117,8 @@ class CustomTrainingLoop {
   const std::shared_ptr<nn::Model> model_;
   // Per-example losses: the reduction is ours to do (ComputeAverageLoss).
   const nn::SparseCategoricalCrossentropy loss_object_;
-  std::unique_ptr<nn::Adam> optimizer_;
+  // Adam, or a LossScaleOptimizer around it (mixed_float16).
+  std::shared_ptr<nn::Optimizer> optimizer_;
   std::unique_ptr<nn::SparseCategoricalAccuracy> train_accuracy_;
   std::unique_ptr<nn::Mean> test_loss_;
   std::unique_ptr<nn::SparseCategoricalAccuracy> test_accuracy_;

@@ -14,6 +14,13 @@ using nn::Layer;
 
 std::shared_ptr<Layer> Input() { return nn::MakeInputLayer({nn::kNone, 28, 28, 1}); }
 
+// The output layer: float32 whatever the global policy, so that mixed
+// precision never rounds the logits the loss reads (Keras's advice; under
+// float32 it is the layer it always was).
+std::shared_ptr<Layer> Logits() {
+  return std::make_shared<nn::Dense>(10, nn::DenseOptions().Dtype(DT_FLOAT));
+}
+
 absl::StatusOr<std::shared_ptr<nn::Sequential>> FashionCnn() {
   const nn::ConvOptions relu = nn::ConvOptions().Activation("relu");
   return nn::Sequential::Make(
@@ -21,15 +28,13 @@ absl::StatusOr<std::shared_ptr<nn::Sequential>> FashionCnn() {
        std::make_shared<nn::MaxPooling2D>(),
        std::make_shared<nn::Conv2D>(64, std::vector<int64_t>{3}, relu),
        std::make_shared<nn::MaxPooling2D>(), std::make_shared<nn::Flatten>(),
-       std::make_shared<nn::Dense>(64, nn::DenseOptions().Activation("relu")),
-       std::make_shared<nn::Dense>(10)});
+       std::make_shared<nn::Dense>(64, nn::DenseOptions().Activation("relu")), Logits()});
 }
 
 absl::StatusOr<std::shared_ptr<nn::Sequential>> FashionMlp() {
   return nn::Sequential::Make(
       {Input(), std::make_shared<nn::Flatten>(),
-       std::make_shared<nn::Dense>(128, nn::DenseOptions().Activation("relu")),
-       std::make_shared<nn::Dense>(10)});
+       std::make_shared<nn::Dense>(128, nn::DenseOptions().Activation("relu")), Logits()});
 }
 
 }  // namespace

@@ -8,6 +8,10 @@
 //                (the MLP of TensorFlow's basic classification tutorial)
 //
 // Both take float32 images [batch, 28, 28, 1] and return logits [batch, 10].
+// Their layers take the global dtype policy (nn::ScopedGlobalPolicy) but
+// the last, whose dtype is float32 as Keras's mixed-precision guide asks
+// of a model's output: under mixed_bfloat16 the hidden layers compute in
+// bfloat16 and the logits, and so the loss, stay float32.
 // Initial weights come from the global seed (SetRandomSeed) as tf.random's do.
 //
 //   distribute::StrategyScope scope(strategy);

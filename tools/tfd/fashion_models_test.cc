@@ -3,6 +3,7 @@
 // output on a batch.
 #include "tools/tfd/fashion_models.h"
 
+#include "core/nn/dtype_policy.h"
 #include "core/nn/layer_names.h"
 #include "gtest/gtest.h"
 
@@ -53,6 +54,38 @@ TEST(FashionModelsTest, ModelsGiveTenLogitsPerImage) {
     ASSERT_TRUE(logits.ok()) << logits.status();
     EXPECT_EQ(logits->shape(), TensorShape({3, 10})) << name;
   }
+}
+
+// Under mixed_bfloat16 the hidden layers compute in bfloat16 over float32
+// weights, and the logits layer stays float32 (Keras's mixed-precision
+// guide), so the model still returns float32 logits.
+TEST(FashionModelsTest, MixedBfloat16ComputesInBfloat16WithFloat32Logits) {
+  for (const char* name : {"fashion_cnn", "fashion_mlp"}) {
+    absl::StatusOr<nn::DTypePolicy> mixed = nn::DTypePolicy::FromName("mixed_bfloat16");
+    ASSERT_TRUE(mixed.ok()) << mixed.status();
+    absl::StatusOr<std::shared_ptr<nn::Sequential>> model;
+    {
+      nn::ScopedGlobalPolicy scope(*mixed);
+      model = MakeFashionModel(name);
+    }
+    ASSERT_TRUE(model.ok()) << model.status();
+    const std::vector<std::shared_ptr<nn::Layer>>& layers = (*model)->layers();
+    ASSERT_GE(layers.size(), 2u);
+    EXPECT_EQ(layers.front()->dtype_policy().compute_dtype(), DT_BFLOAT16) << name;
+    EXPECT_EQ(layers.back()->dtype_policy().name(), "float32") << name;
+    for (const nn::Weight& w : (*model)->TrainableVariables()) {
+      EXPECT_EQ(w->dtype(), DT_FLOAT) << name;
+    }
+    Tensor images(DT_FLOAT, {2, 28, 28, 1});
+    for (float& v : images.flat<float>()) v = 0.25f;
+    absl::StatusOr<Tensor> logits = (*model)->Call(images, /*training=*/false);
+    ASSERT_TRUE(logits.ok()) << logits.status();
+    EXPECT_EQ(logits->dtype(), DT_FLOAT) << name;
+  }
+  // The policy was scoped: models built after it are float32 throughout.
+  absl::StatusOr<std::shared_ptr<nn::Sequential>> plain = MakeFashionModel("fashion_cnn");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ((*plain)->layers().front()->dtype_policy().name(), "float32");
 }
 
 TEST(FashionModelsTest, UnknownModelIsRefused) {

@@ -113,6 +113,13 @@ absl::Status RunParameterServerTrain(const TrainFlags& flags, std::FILE* out,
   if (!flags.model_json.empty()) {
     return Unimplemented("--model_json is not supported with --strategy=parameter_server yet");
   }
+  // The ps tasks hold and update float32 values; mixed precision on the
+  // workers is not wired up (and tf-keras refuses mixed_float16's loss
+  // scaling under ParameterServerStrategy).
+  if (flags.policy != "float32") {
+    return Unimplemented("--policy=", flags.policy,
+                         " is not supported with --strategy=parameter_server yet (float32 only)");
+  }
   distribute::TfConfigClusterResolver resolver({}, env);
   TFD_ASSIGN_OR_RETURN(distribute::ClusterInfo info, resolver.Resolve());
   if (info.task_type == distribute::TaskType::kPs) {

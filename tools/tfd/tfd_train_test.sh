@@ -2,7 +2,8 @@
 # tfd train end to end on a tiny Fashion-MNIST-shaped dataset written here
 # (96 training and 32 test images): under each loop and strategy it prints
 # the model summary, its progress, and the final test line, and --logdir
-# gets the TensorBoard event files and the CSV log.
+# gets the TensorBoard event files and the CSV log; under each --policy it
+# says which and trains.
 set -u
 TFD="${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/tfd/tfd"
 DATA="$TEST_TMPDIR/data"
@@ -51,6 +52,48 @@ for config in "${configs[@]}"; do
     fi
   done
 done
+
+# --policy: the model is built under Keras's global dtype policy and the
+# run says which. mixed_bfloat16 must train (its loss falls from the first
+# epoch to the last), mixed_float16 trains with loss scaling under the
+# custom loop; the default is float32; a bad value is refused before
+# anything is loaded.
+check "float32" "$TEST_TMPDIR/out_fit_mirrored" "^Dtype policy: float32 (compute float32, variables float32)$"
+# epoch_loss FILE N: Fit's loss on epoch N's last line.
+epoch_loss() {
+  awk -v n="$2" '/^Epoch [0-9]+\// { split($2, e, "/"); epoch = e[1] }
+    epoch == n && /val_loss/ { sub(/.* - loss: /, ""); sub(/ .*/, ""); loss = $0 }
+    END { print loss }' "$1" | tr -d '\r'
+}
+out="$TEST_TMPDIR/out_mixed_bfloat16"
+if ! "$TFD" train --data_dir="$DATA" --devices=cpu --policy=mixed_bfloat16 --epochs=4 \
+    --batch_size=16 >"$out" 2>&1; then
+  echo "FAIL: tfd train --policy=mixed_bfloat16 exited with an error:"; cat "$out"
+  failures=$((failures + 1))
+else
+  check "mixed_bfloat16" "$out" "^Dtype policy: mixed_bfloat16 (compute bfloat16, variables float32)$"
+  check "mixed_bfloat16" "$out" "^test_loss: [0-9.]* - test_accuracy: [0-9.]*$"
+  first=$(epoch_loss "$out" 1)
+  last=$(epoch_loss "$out" 4)
+  if ! awk -v a="$first" -v b="$last" 'BEGIN { exit !(a > 0 && b > 0 && b < a) }'; then
+    echo "FAIL: mixed_bfloat16: the loss did not fall (epoch 1: '$first', epoch 4: '$last'):"
+    cat "$out"; failures=$((failures + 1))
+  fi
+fi
+out="$TEST_TMPDIR/out_mixed_float16"
+if ! "$TFD" train --data_dir="$DATA" --devices=cpu --policy=mixed_float16 --loop=custom \
+    --epochs=2 --batch_size=32 >"$out" 2>&1; then
+  echo "FAIL: tfd train --policy=mixed_float16 --loop=custom exited with an error:"; cat "$out"
+  failures=$((failures + 1))
+else
+  check "mixed_float16" "$out" "^Dtype policy: mixed_float16 (compute float16, variables float32)$"
+  check "mixed_float16" "$out" "^test_loss: [0-9.]* - test_accuracy: [0-9.]*$"
+fi
+out="$TEST_TMPDIR/out_bad_policy"
+if "$TFD" train --data_dir=/nonexistent --policy=float16 >"$out" 2>&1; then
+  echo "FAIL: tfd train --policy=float16 succeeded"; failures=$((failures + 1))
+fi
+check "bad policy" "$out" "--policy must be one of float32, mixed_float16, mixed_bfloat16, got 'float16'"
 
 if [[ $failures -gt 0 ]]; then exit 1; fi
 echo "PASS"

@@ -34,6 +34,11 @@ const std::vector<std::string>& DeviceChoices() {
   static const auto* devices = new std::vector<std::string>{"auto", "cpu", "gpu"};
   return *devices;
 }
+const std::vector<std::string>& Policies() {
+  static const auto* policies =
+      new std::vector<std::string>{"float32", "mixed_float16", "mixed_bfloat16"};
+  return *policies;
+}
 const std::vector<std::string>& Loops() {
   static const auto* loops = new std::vector<std::string>{"fit", "custom"};
   return *loops;
@@ -88,6 +93,9 @@ const std::map<std::string, Setter>& Setters() {
        }},
       {"devices", [](const std::string& v, TrainFlags* f) {
          return OneOf("devices", v, DeviceChoices(), &f->devices);
+       }},
+      {"policy", [](const std::string& v, TrainFlags* f) {
+         return OneOf("policy", v, Policies(), &f->policy);
        }},
       {"epochs", [](const std::string& v, TrainFlags* f) {
          return AtLeast("epochs", v, 1, &f->epochs);
@@ -172,8 +180,16 @@ absl::StatusOr<TrainFlags> ParseTrainFlags(const std::vector<std::string>& args)
     model_given = model_given || name == "model";
     TFD_RETURN_IF_ERROR(setter->second(arg.substr(eq + 1), &flags));
   }
+  const TrainFlags defaults;
   if (model_given && !flags.model_json.empty()) {
     return InvalidArgument("give --model or --model_json, not both");
+  }
+  // A Keras model.to_json() names each layer's dtype policy, so a global
+  // policy would change nothing there, as in Keras: say so instead.
+  if (!flags.model_json.empty() && flags.policy != defaults.policy) {
+    return InvalidArgument("--policy=", flags.policy,
+                           " does not apply to --model_json: its layers name their own dtype "
+                           "policies");
   }
   if (flags.strategy == "one_device" && flags.replicas != 1) {
     return InvalidArgument("--strategy=one_device runs one replica, got --replicas=",
@@ -194,7 +210,6 @@ absl::StatusOr<TrainFlags> ParseTrainFlags(const std::vector<std::string>& args)
     return InvalidArgument(
         "--backup_dir needs --loop=fit (a custom loop resumes from --checkpoint_dir)");
   }
-  const TrainFlags defaults;
   if (flags.export_best.empty() &&
       (flags.monitor != defaults.monitor || flags.mode != defaults.mode)) {
     return InvalidArgument("--monitor and --mode choose what --export_best keeps; give --export_best");
@@ -235,6 +250,9 @@ std::string TrainUsage() {
       "  --replicas=N      CPU replicas (of each worker) (default ", d.replicas,
       "); on a GPU machine\n",
       "                    with --devices=auto, N > 1 is refused: give --devices=cpu\n",
+      "  --policy=", absl::StrJoin(Policies(), "|"), "  Keras's global dtype policy\n",
+      "                    for the model (default ", d.policy, "); mixed_float16 adds loss\n",
+      "                    scaling (a LossScaleOptimizer), as Keras's compile() does\n",
       "  --epochs=E        (default ", d.epochs, ")\n",
       "  --batch_size=B    global batch size (default ", d.batch_size, ")\n",
       "  --seed=S          weights and shuffling (default ", d.seed, ")\n",

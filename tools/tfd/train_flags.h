@@ -34,6 +34,12 @@ struct TrainFlags {
   // cpu keeps a GPU machine's training on the host (--replicas CPU
   // replicas); gpu insists on GPUs, one replica per GPU.
   std::string devices = "auto";           // auto | cpu | gpu
+  // Keras's global dtype policy while the model is built
+  // (tf.keras.mixed_precision.set_global_policy): float32 | mixed_float16
+  // | mixed_bfloat16. The mixed policies compute in 16 bits and keep
+  // float32 weights; mixed_float16 also scales the loss (Compile wraps the
+  // optimizer in a LossScaleOptimizer, as Keras's compile() does).
+  std::string policy = "float32";
   int epochs = 1;
   int64_t batch_size = 64;                // the GLOBAL batch, split between replicas
   int64_t seed = 42;                      // weights and shuffling
@@ -72,7 +78,9 @@ struct TrainFlags {
 // value, a value out of range (replicas < 1, one_device with several
 // replicas, epochs < 1, batch_size < replicas, ...), or flags that do not
 // go together (--devices=gpu with --replicas, which counts CPU replicas,
-// --model with --model_json, --backup_dir with --loop=custom, --save_freq without
+// --model with --model_json, --policy with --model_json (its layers name
+// their own dtypes), --backup_dir with --loop=custom,
+// --save_freq without
 // --backup_dir, --monitor or --mode without --export_best, --export_best
 // without multi_worker_mirrored).
 absl::StatusOr<TrainFlags> ParseTrainFlags(const std::vector<std::string>& args);

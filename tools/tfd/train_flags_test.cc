@@ -18,7 +18,29 @@ TEST(TrainFlagsTest, DefaultsWithNoFlags) {
   EXPECT_TRUE(flags->logdir.empty());
   EXPECT_EQ(flags->loop, "fit");
   EXPECT_EQ(flags->devices, "auto");
+  EXPECT_EQ(flags->policy, "float32");
   EXPECT_FALSE(flags->help);
+}
+
+// --policy: Keras's global dtype policy names, under any loop and strategy
+// (parameter_server refuses all but float32 when it starts: UNIMPLEMENTED).
+TEST(TrainFlagsTest, ParsesPolicy) {
+  for (const char* policy : {"float32", "mixed_float16", "mixed_bfloat16"}) {
+    for (const char* loop : {"fit", "custom"}) {
+      absl::StatusOr<TrainFlags> flags = ParseTrainFlags(
+          {absl::StrCat("--policy=", policy), absl::StrCat("--loop=", loop), "--strategy=mirrored",
+           "--replicas=2"});
+      ASSERT_TRUE(flags.ok()) << policy << " " << loop << ": " << flags.status();
+      EXPECT_EQ(flags->policy, policy);
+    }
+  }
+  absl::StatusOr<TrainFlags> flags =
+      ParseTrainFlags({"--policy=mixed_bfloat16", "--strategy=multi_worker_mirrored"});
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  EXPECT_EQ(flags->policy, "mixed_bfloat16");
+  // The default spelled out goes with everything the default goes with.
+  flags = ParseTrainFlags({"--policy=float32", "--model_json=/m.json"});
+  ASSERT_TRUE(flags.ok()) << flags.status();
 }
 
 // --devices: auto (every GPU, else the CPU), cpu or gpu.
@@ -144,6 +166,11 @@ TEST(TrainFlagsTest, RefusesBadFlags) {
        "--replicas=2 sets CPU replicas; --devices=gpu runs one replica per GPU"},
       {{"--strategy=parameter_server", "--devices=gpu"},
        "--strategy=parameter_server trains on the CPU"},
+      {{"--policy=bfloat16"},
+       "--policy must be one of float32, mixed_float16, mixed_bfloat16, got 'bfloat16'"},
+      {{"--policy="}, "--policy must be one of float32, mixed_float16, mixed_bfloat16, got ''"},
+      {{"--policy=mixed_bfloat16", "--model_json=/m.json"},
+       "--policy=mixed_bfloat16 does not apply to --model_json"},
   };
   for (const auto& [args, message] : cases) {
     absl::StatusOr<TrainFlags> flags = ParseTrainFlags(args);
@@ -163,7 +190,8 @@ TEST(TrainFlagsTest, UsageListsEveryFlag) {
                            "--startup_timeout_s=", "--heartbeat_timeout_s=",
                            "--collective_timeout_s=", "--eval_timeout_s=", "--export_best=",
                            "--monitor=loss|accuracy", "--mode=auto|min|max", "--model_json=",
-                           "--devices=auto|cpu|gpu"}) {
+                           "--devices=auto|cpu|gpu",
+                           "--policy=float32|mixed_float16|mixed_bfloat16"}) {
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   }
 }

@@ -4,6 +4,7 @@
 
 #include "core/framework/status.h"
 #include "core/io/file.h"
+#include "core/nn/dtype_policy.h"
 #include "core/nn/functional.h"
 #include "core/nn/model_from_json.h"
 #include "core/nn/sequential.h"
@@ -67,6 +68,10 @@ absl::Status ShapeImagesFor(const nn::Model& model, FashionMnistSplit* split) {
 
 absl::StatusOr<std::shared_ptr<nn::Model>> MakeTrainModel(const TrainFlags& flags) {
   if (flags.model_json.empty()) {
+    // Keras's set_global_policy before the model is built; scoped, so that
+    // nothing built later in the process inherits it.
+    TFD_ASSIGN_OR_RETURN(nn::DTypePolicy policy, nn::DTypePolicy::FromName(flags.policy));
+    nn::ScopedGlobalPolicy scope(policy);
     TFD_ASSIGN_OR_RETURN(std::shared_ptr<nn::Sequential> model, MakeFashionModel(flags.model));
     return std::shared_ptr<nn::Model>(std::move(model));
   }

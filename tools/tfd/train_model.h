@@ -22,8 +22,12 @@
 namespace tfd {
 namespace cli {
 
-// flags.model_json's model when given, else flags.model's. Errors:
-// reading the file (NOT_FOUND), ModelFromJson's (INVALID_ARGUMENT,
+// flags.model_json's model when given, else flags.model's built under the
+// global dtype policy flags.policy (Keras's set_global_policy; the logits
+// layer stays float32, fashion_models.h), so the policy's model is what
+// Compile sees and wraps the optimizer for. Errors:
+// INVALID_ARGUMENT for an unknown policy; reading the file (NOT_FOUND),
+// ModelFromJson's (INVALID_ARGUMENT,
 // UNIMPLEMENTED for a layer tfd lacks), and INVALID_ARGUMENT when the
 // model does not take one image of 784 values per example or does not
 // output [batch, 10].

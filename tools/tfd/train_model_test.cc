@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_replace.h"
 #include "core/io/file.h"
+#include "core/nn/dtype_policy.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -38,6 +39,23 @@ TEST(TrainModelTest, FashionModelsTakeImagesWithAChannel) {
   auto image = ModelImageShape(**model);
   ASSERT_TRUE(image.ok()) << image.status();
   EXPECT_THAT(*image, ElementsAre(28, 28, 1));
+}
+
+// --policy is the global policy while the model is built, and only then.
+TEST(TrainModelTest, FashionModelsTakeThePolicy) {
+  TrainFlags flags;
+  flags.policy = "mixed_bfloat16";
+  auto mixed = MakeTrainModel(flags);
+  ASSERT_TRUE(mixed.ok()) << mixed.status();
+  EXPECT_EQ((*mixed)->dtype_policy().name(), "mixed_bfloat16");
+  EXPECT_EQ((*mixed)->layers().front()->dtype_policy().compute_dtype(), DT_BFLOAT16);
+  EXPECT_EQ(nn::GlobalPolicy().name(), "float32");
+  flags.policy = "mixed_float16";
+  auto half = MakeTrainModel(flags);
+  ASSERT_TRUE(half.ok()) << half.status();
+  EXPECT_EQ((*half)->dtype_policy().name(), "mixed_float16");
+  flags.policy = "mixed_int8";
+  EXPECT_EQ(MakeTrainModel(flags).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(TrainModelTest, KerasJsonModelAndItsImages) {

@@ -222,6 +222,14 @@ absl::Status TrainWithCustomLoop(const TrainFlags& flags, distribute::Strategy& 
   return callbacks.OnTrainEnd(end);
 }
 
+// "Dtype policy: mixed_bfloat16 (compute bfloat16, variables float32)":
+// what --policy (or the model's JSON) made of the model.
+void PrintDtypePolicy(const nn::DTypePolicy& policy, std::FILE* out) {
+  std::fprintf(out, "Dtype policy: %s (compute %s, variables %s)\n", policy.name().c_str(),
+               DataTypeName(policy.compute_dtype()).c_str(),
+               DataTypeName(policy.variable_dtype()).c_str());
+}
+
 }  // namespace
 
 void PrintTestResult(double loss, double accuracy, std::FILE* out) {
@@ -267,6 +275,7 @@ absl::Status TrainUnderStrategy(const TrainFlags& flags, distribute::Strategy& s
   TFD_RETURN_IF_ERROR(model->Summary([out](const std::string& line) {
     std::fprintf(out, "%s\n", line.c_str());
   }));
+  PrintDtypePolicy(model->dtype_policy(), out);
   std::fflush(out);
 
   TFD_RETURN_IF_ERROR(ShapeImagesFor(*model, &train));
