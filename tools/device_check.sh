@@ -100,12 +100,13 @@ log "pack: $(sed -n 2p "$pack/MANIFEST" 2>/dev/null) (unpacked in $(( $(date +%s
 # The Python with PyTorch (and the nvidia packages the binaries load).
 python=${PYTHON:-}
 if [ -z "$python" ]; then
-  for candidate in python3 python; do
+  for candidate in python3 python /opt/torch/.venv/bin/python3; do
     if "$candidate" -c "import torch" > /dev/null 2>&1; then python=$candidate; break; fi
   done
   python=${python:-python3}
 fi
 log "python: $python ($("$python" --version 2>&1))"
+export PYTHON="$python"  # run.sh finds the nvidia libraries through it too
 # The torch reference and the summary: beside this script in the tree
 # (tools/bench), else the pack's copies (the script run from a pack).
 reference="$here/bench/torch_reference.py"

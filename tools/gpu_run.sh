@@ -62,7 +62,10 @@ if [ -n "$out" ]; then
 fi
 started=$(date +%s)
 
-nvidia_libs=$(python3 - 2>/dev/null <<'PY'
+# The Python whose nvidia packages hold the CUDA libraries: device_check.sh
+# passes the one it found (PYTHON), else python3 on the PATH.
+python=${PYTHON:-python3}
+nvidia_libs=$("$python" - 2>/dev/null <<'PY'
 import glob, os
 try:
     import nvidia
