@@ -159,18 +159,6 @@ absl::Status Labeled(KernelContext& ctx) {
 TFD_REGISTER_KERNEL("PlacementTestLabeled", DeviceType::kCPU, DT_INVALID, Labeled);
 TFD_REGISTER_KERNEL("PlacementTestLabeled", DeviceType::kGPU, DT_INVALID, Labeled);
 
-Tensor Strings(const std::vector<std::string>& values) {
-  Tensor t(DT_STRING, {static_cast<int64_t>(values.size())});
-  for (size_t i = 0; i < values.size(); ++i) t.data<std::string>()[i] = values[i];
-  return t;
-}
-
-std::vector<std::string> StringsOf(const Tensor& t) {
-  EXPECT_EQ(t.dtype(), DT_STRING);
-  if (t.dtype() != DT_STRING || !t.device()->host_memory()) return {};
-  return std::vector<std::string>(t.data<std::string>(), t.data<std::string>() + t.NumElements());
-}
-
 // Longer than the small-string buffer, so a byte copy would copy a pointer.
 const std::vector<std::string>& Words() {
   static const std::vector<std::string>* const words = new std::vector<std::string>{
@@ -286,10 +274,10 @@ TEST_F(PlacementTest, StringOpsRunOnTheHostUnderAGpuDefault) {
   EXPECT_TRUE(LookupKernel("PlacementTestPassThrough", DeviceType::kCPU, DT_STRING).ok());
 
   const int copies = Gpu()->copies_to_device();
-  absl::StatusOr<Tensor> y = Execute1("PlacementTestPassThrough", {Strings(Words())});
+  absl::StatusOr<Tensor> y = Execute1("PlacementTestPassThrough", {test::StringVector(Words())});
   ASSERT_TRUE(y.ok()) << y.status();
   EXPECT_EQ(y->device(), HostDevice());
-  EXPECT_EQ(StringsOf(*y), Words());
+  EXPECT_EQ(test::StringsOf(*y), Words());
   EXPECT_EQ(Gpu()->copies_to_device(), copies);
 
   // The same op on plain bytes still runs on the default device.
@@ -300,7 +288,8 @@ TEST_F(PlacementTest, StringOpsRunOnTheHostUnderAGpuDefault) {
 
   // A string input that is not the kernel's dtype keeps the op on the
   // host too, even beside an input on the GPU.
-  absl::StatusOr<Tensor> labeled = Execute1("PlacementTestLabeled", {*f, Strings(Words())});
+  absl::StatusOr<Tensor> labeled =
+      Execute1("PlacementTestLabeled", {*f, test::StringVector(Words())});
   ASSERT_TRUE(labeled.ok()) << labeled.status();
   EXPECT_EQ(labeled->device(), HostDevice());
   test::ExpectTensorEqual(*labeled, test::AsTensor<float>({1, 2}, {2}));
@@ -308,14 +297,14 @@ TEST_F(PlacementTest, StringOpsRunOnTheHostUnderAGpuDefault) {
 
 TEST_F(PlacementTest, StringOpsUnderAGpuScopeRunOnTheHost) {
   DeviceScope scope(Gpu());
-  absl::StatusOr<Tensor> y = Execute1("PlacementTestPassThrough", {Strings(Words())});
+  absl::StatusOr<Tensor> y = Execute1("PlacementTestPassThrough", {test::StringVector(Words())});
   ASSERT_TRUE(y.ok()) << y.status();
   EXPECT_EQ(y->device(), HostDevice());
-  EXPECT_EQ(StringsOf(*y), Words());
+  EXPECT_EQ(test::StringsOf(*y), Words());
   // Its output feeds the next string op there too.
   absl::StatusOr<Tensor> z = Execute1("PlacementTestPassThrough", {*y});
   ASSERT_TRUE(z.ok()) << z.status();
-  EXPECT_EQ(StringsOf(*z), Words());
+  EXPECT_EQ(test::StringsOf(*z), Words());
   absl::StatusOr<Tensor> labeled =
       Execute1("PlacementTestLabeled", {test::AsTensor<float>({3}, {1}), *z});
   ASSERT_TRUE(labeled.ok()) << labeled.status();
@@ -331,12 +320,13 @@ TEST_F(PlacementTest, StringOpsUnderAGpuScopeRunOnTheHost) {
             absl::StatusCode::kNotFound);
   // A scope on the host changes nothing for strings.
   DeviceScope host(HostDevice());
-  EXPECT_EQ(Execute1("PlacementTestPassThrough", {Strings({"x"})})->device(), HostDevice());
+  EXPECT_EQ(Execute1("PlacementTestPassThrough", {test::StringVector({"x"})})->device(),
+            HostDevice());
 }
 
 TEST_F(PlacementTest, StringOpExplicitlyOnAGpuIsAnErrorNamingTheDtype) {
   absl::StatusOr<Tensor> y =
-      Execute1("PlacementTestPassThrough", {Strings(Words())}, AttrMap(), Gpu());
+      Execute1("PlacementTestPassThrough", {test::StringVector(Words())}, AttrMap(), Gpu());
   ASSERT_FALSE(y.ok());
   EXPECT_EQ(y.status().code(), absl::StatusCode::kInvalidArgument) << y.status();
   EXPECT_NE(y.status().message().find("string"), std::string::npos) << y.status();

@@ -37,6 +37,19 @@ Tensor Int32Vector(const std::vector<int64_t>& values) {
   return AsTensor<int32_t>(v, {static_cast<int64_t>(v.size())});
 }
 
+Tensor StringVector(const std::vector<std::string>& values) {
+  Tensor t(DT_STRING, {static_cast<int64_t>(values.size())});
+  for (size_t i = 0; i < values.size(); ++i) t.data<std::string>()[i] = values[i];
+  return t;
+}
+
+std::vector<std::string> StringsOf(const Tensor& t) {
+  EXPECT_EQ(t.dtype(), DT_STRING);
+  EXPECT_TRUE(t.device()->host_memory()) << "strings on " << t.device()->name();
+  if (t.dtype() != DT_STRING || !t.device()->host_memory()) return {};
+  return std::vector<std::string>(t.data<std::string>(), t.data<std::string>() + t.NumElements());
+}
+
 Tensor ToHost(const Tensor& t) {
   absl::StatusOr<Tensor> host = t.CopyTo(HostDevice());
   EXPECT_TRUE(host.ok()) << host.status();

@@ -3,6 +3,7 @@
 #ifndef TFD_CORE_FRAMEWORK_TENSOR_TESTUTIL_H_
 #define TFD_CORE_FRAMEWORK_TENSOR_TESTUTIL_H_
 
+#include <string>
 #include <vector>
 
 #include "core/framework/tensor.h"
@@ -27,6 +28,13 @@ Tensor RandomUniformTensor(DataType dtype, const TensorShape& shape, uint32_t se
 
 // A 1-D int32 host tensor of `values` (sizes, axes, shapes fed to ops).
 Tensor Int32Vector(const std::vector<int64_t>& values);
+
+// A 1-D host string tensor of `values`.
+Tensor StringVector(const std::vector<std::string>& values);
+
+// The elements of a host string tensor; fails the test (and gives none)
+// when `t` is not a string tensor in host memory.
+std::vector<std::string> StringsOf(const Tensor& t);
 
 // `t` copied to the host (a deep copy even of a host tensor); fails the
 // test when the copy fails. Read op outputs through it: under a default

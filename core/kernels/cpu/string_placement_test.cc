@@ -22,18 +22,6 @@ namespace {
 
 using test::FakeGpu;
 
-Tensor Strings(const std::vector<std::string>& values) {
-  Tensor t(DT_STRING, {static_cast<int64_t>(values.size())});
-  for (size_t i = 0; i < values.size(); ++i) t.data<std::string>()[i] = values[i];
-  return t;
-}
-
-std::vector<std::string> StringsOf(const Tensor& t) {
-  EXPECT_EQ(t.dtype(), DT_STRING);
-  if (t.dtype() != DT_STRING || !t.device()->host_memory()) return {};
-  return std::vector<std::string>(t.data<std::string>(), t.data<std::string>() + t.NumElements());
-}
-
 const std::vector<std::string> kWords = {
     "tfd", "", "a string well past the small-string optimization's buffer"};
 
@@ -55,17 +43,17 @@ class StringPlacementTest : public ::testing::Test {
   // Runs the string-accepting shape ops on kWords and checks each ran on
   // the host with the right result.
   void ExpectShapeOpsOnTheHost() {
-    const Tensor words = Strings(kWords);
+    const Tensor words = test::StringVector(kWords);
     absl::StatusOr<Tensor> same = Execute1("Identity", {words});
     ASSERT_TRUE(same.ok()) << same.status();
     EXPECT_EQ(same->device(), HostDevice());
-    EXPECT_EQ(StringsOf(*same), kWords);
+    EXPECT_EQ(test::StringsOf(*same), kWords);
 
     absl::StatusOr<Tensor> column = Execute1("Reshape", {words, test::Int32Vector({3, 1})});
     ASSERT_TRUE(column.ok()) << column.status();
     EXPECT_EQ(column->device(), HostDevice());
     EXPECT_EQ(column->shape(), TensorShape({3, 1}));
-    EXPECT_EQ(StringsOf(*column), kWords);
+    EXPECT_EQ(test::StringsOf(*column), kWords);
 
     absl::StatusOr<Tensor> shape = Execute1("Shape", {*column});
     ASSERT_TRUE(shape.ok()) << shape.status();
@@ -99,7 +87,8 @@ TEST_F(StringPlacementTest, OpsThatMoveBytesRefuseStringsOnAnyDevice) {
   // ConcatV2, Transpose, GatherV2 ... copy bytes on the host too: their
   // type constraint leaves strings out, so the error comes before placement.
   absl::StatusOr<Tensor> joined =
-      Execute1("ConcatV2", {Strings(kWords), Strings(kWords), Tensor::Scalar<int32_t>(0)});
+      Execute1("ConcatV2", {test::StringVector(kWords), test::StringVector(kWords),
+                            Tensor::Scalar<int32_t>(0)});
   EXPECT_EQ(joined.status().code(), absl::StatusCode::kInvalidArgument) << joined.status();
   EXPECT_NE(joined.status().message().find("string"), std::string::npos) << joined.status();
 }
