@@ -1,0 +1,156 @@
+#include "core/kernels/cuda/cudnn_conv_autotune.h"
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace tfd {
+namespace cuda_kernels {
+namespace {
+
+constexpr int64_t kDefaultWorkspaceLimitMiB = 4096;
+
+const char* PassName(ConvPass pass) {
+  switch (pass) {
+    case ConvPass::kForward: return "forward";
+    case ConvPass::kBackwardData: return "backward-data";
+    case ConvPass::kBackwardFilter: return "backward-filter";
+  }
+  return "unknown-pass";
+}
+
+std::string ViewString(const NchwView& v) {
+  return absl::StrCat(v.n, "x", v.c, "x", v.h, "x", v.w, "/", v.n_stride, ",", v.c_stride, ",",
+                      v.h_stride, ",", v.w_stride);
+}
+
+// -1: not read yet; 0 or 1: the setting.
+std::atomic<int> autotune_setting{-1};
+
+}  // namespace
+
+std::string ConvAlgoKey::DebugString() const {
+  return absl::StrCat("GPU:", device, " ", DataTypeName(dtype), " ", PassName(pass), " input ",
+                      ViewString(input), " output ", ViewString(output), " filter ",
+                      ViewString(filter), filter_nhwc ? " KRSC" : " KCRS", " groups ", groups,
+                      " pad ", pad_h, ",", pad_w, " stride ", stride_h, ",", stride_w,
+                      " dilation ", dilation_h, ",", dilation_w);
+}
+
+ConvAlgoKey MakeConvAlgoKey(int device, DataType dtype, ConvPass pass, const CudnnConvPlan& plan) {
+  ConvAlgoKey k;
+  k.device = device;
+  k.dtype = dtype;
+  k.pass = pass;
+  k.input = plan.input;
+  k.output = plan.output;
+  k.filter = plan.filter_packed;
+  k.filter_nhwc = plan.filter_nhwc;
+  k.groups = plan.groups;
+  k.pad_h = plan.pad_h;
+  k.pad_w = plan.pad_w;
+  k.stride_h = plan.stride_h;
+  k.stride_w = plan.stride_w;
+  k.dilation_h = plan.dilation_h;
+  k.dilation_w = plan.dilation_w;
+  return k;
+}
+
+absl::StatusOr<ConvAlgoChoice> ConvAlgoCache::GetOrTune(
+    const ConvAlgoKey& key, absl::FunctionRef<absl::StatusOr<ConvAlgoChoice>()> tune) {
+  std::shared_ptr<Entry> entry;
+  bool tunes_here = false;
+  {
+    absl::MutexLock lock(&mu_);
+    std::shared_ptr<Entry>& slot = entries_[key];
+    if (slot == nullptr) {
+      slot = std::make_shared<Entry>();
+      tunes_here = true;
+    }
+    entry = slot;
+  }
+  if (tunes_here) {
+    entry->result = tune();
+    entry->done.Notify();
+  } else {
+    entry->done.WaitForNotification();
+  }
+  return entry->result;
+}
+
+std::optional<absl::StatusOr<ConvAlgoChoice>> ConvAlgoCache::Lookup(const ConvAlgoKey& key) const {
+  std::shared_ptr<Entry> entry;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = entries_.find(key);
+    if (it == entries_.end()) return std::nullopt;
+    entry = it->second;
+  }
+  if (!entry->done.HasBeenNotified()) return std::nullopt;
+  return entry->result;
+}
+
+size_t ConvAlgoCache::size() const {
+  absl::MutexLock lock(&mu_);
+  return entries_.size();
+}
+
+void ConvAlgoCache::Clear() {
+  absl::MutexLock lock(&mu_);
+  entries_.clear();
+}
+
+ConvAlgoCache& GlobalConvAlgoCache() {
+  static ConvAlgoCache* cache = new ConvAlgoCache();
+  return *cache;
+}
+
+bool ParseAutotuneSwitch(const char* value) {
+  if (value == nullptr) return true;
+  const std::string v = absl::AsciiStrToLower(value);
+  if (v == "0" || v == "false") return false;
+  if (v == "1" || v == "true") return true;
+  std::fprintf(stderr,
+               "TF_CUDNN_USE_AUTOTUNE=%s is not 0, 1, false or true; cuDNN autotuning stays "
+               "on\n",
+               value);
+  return true;
+}
+
+bool ConvAutotuneEnabled() {
+  int setting = autotune_setting.load(std::memory_order_acquire);
+  if (setting < 0) {
+    const int from_env = ParseAutotuneSwitch(std::getenv("TF_CUDNN_USE_AUTOTUNE")) ? 1 : 0;
+    // A concurrent SetConvAutotuneEnabled wins over the environment.
+    int expected = -1;
+    autotune_setting.compare_exchange_strong(expected, from_env, std::memory_order_acq_rel);
+    setting = autotune_setting.load(std::memory_order_acquire);
+  }
+  return setting == 1;
+}
+
+void SetConvAutotuneEnabled(bool enabled) {
+  autotune_setting.store(enabled ? 1 : 0, std::memory_order_release);
+}
+
+int64_t ParseWorkspaceLimitBytes(const char* value) {
+  int64_t mib = 0;
+  if (value == nullptr || !absl::SimpleAtoi(value, &mib) || mib < 0 ||
+      mib > (int64_t{1} << 40)) {
+    mib = kDefaultWorkspaceLimitMiB;
+  }
+  return mib << 20;
+}
+
+int64_t ConvWorkspaceLimitBytes() {
+  static const int64_t limit =
+      ParseWorkspaceLimitBytes(std::getenv("TF_CUDNN_WORKSPACE_LIMIT_IN_MB"));
+  return limit;
+}
+
+}  // namespace cuda_kernels
+}  // namespace tfd
