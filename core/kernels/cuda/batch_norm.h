@@ -10,6 +10,8 @@
 
 #include <cstdint>
 
+#include "core/kernels/cuda/batch_norm_plan.h"
+
 namespace tfd {
 namespace cuda_kernels {
 
@@ -36,13 +38,16 @@ cudaError_t LaunchInverseStd(const float* var, float epsilon, int64_t channels, 
 // The gradient of batch norm with fixed statistics (inference):
 // dx = dy * scale * inv_std, scale_backprop = sum(dy * (x - mean) *
 // inv_std), offset_backprop = sum(dy), per channel. T is float, tfd::half
-// or tfd::bfloat16.
+// or tfd::bfloat16. The sums are split as `plan` says
+// (MakeChannelSumPlan(channels, outer * inner)); `partials` holds 2 *
+// plan.PartialsPerQuantity(channels) floats of device scratch, or is null
+// when plan.runs == 1.
 template <typename T>
 cudaError_t LaunchBatchNormGradInference(const T* dy, const T* x, const float* scale,
                                          const float* mean, const float* inv_std,
-                                         const ChannelLayout& layout, T* dx,
-                                         float* scale_backprop, float* offset_backprop,
-                                         cudaStream_t stream);
+                                         const ChannelLayout& layout, const ChannelSumPlan& plan,
+                                         float* partials, T* dx, float* scale_backprop,
+                                         float* offset_backprop, cudaStream_t stream);
 
 }  // namespace cuda_kernels
 }  // namespace tfd

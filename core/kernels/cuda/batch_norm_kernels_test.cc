@@ -2,9 +2,12 @@
 // with the CPU kernels (float32 1e-5, 16-bit 1e-2 relative to each
 // output's largest magnitude): training with and without a moving-average
 // factor, inference, both gradients, every data format, one element per
-// channel and an empty batch. All six (five) outputs are compared, reserve
-// spaces included, so either device's forward pass feeds the other's
-// gradient. They need a GPU and skip, saying so, without one.
+// channel and an empty batch; channels-last cases take cuDNN's persistent
+// Ex path, long channels the inference gradient's split sums. All six
+// (five) outputs are compared, reserve spaces included, and each device's
+// forward reserve spaces are fed to both devices' gradients, so either
+// device's forward pass feeds the other's gradient. They need a GPU and
+// skip, saying so, without one.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -32,6 +35,11 @@ const Case kCases[] = {
     {"NHWC", {2, 5, 5, 3}, 3},     {"NHWC", {4, 7, 3, 16}, 16},   {"NHWC", {1, 1, 1, 4}, 4},
     {"NHWC", {8, 16, 16, 32}, 32}, {"NCHW", {2, 3, 5, 5}, 3},     {"NCHW", {3, 8, 4, 4}, 8},
     {"NCHW", {2, 4, 1, 1}, 4},     {"NDHWC", {2, 3, 3, 3, 4}, 4}, {"NCDHW", {2, 4, 3, 2, 3}, 4},
+    // ResNet-like channels-last shapes for the persistent kernels.
+    {"NHWC", {16, 14, 14, 64}, 64}, {"NHWC", {4, 7, 7, 256}, 256},
+    // 32768 elements per channel: the inference gradient's sums split in
+    // 4 runs (batch_norm_plan.h).
+    {"NHWC", {8, 64, 64, 8}, 8},   {"NCHW", {2, 4, 128, 128}, 4},
 };
 
 class BatchNormGpuTest : public test::GpuTest {
@@ -64,6 +72,17 @@ class BatchNormGpuTest : public test::GpuTest {
           test::ExpectGpuOutputsMatchCpu("FusedBatchNormGradV3",
                                          {dy, x, scale, (*fwd)[3], (*fwd)[4], (*fwd)[5]}, attrs,
                                          gpu_);
+          // The GPU forward's reserve spaces feed both gradients alike.
+          absl::StatusOr<std::vector<Tensor>> gpu_fwd =
+              Execute("FusedBatchNormV3", inputs, forward, gpu_);
+          ASSERT_TRUE(gpu_fwd.ok()) << gpu_fwd.status();
+          std::vector<Tensor> grad_inputs = {dy, x, scale};
+          for (int i : {3, 4, 5}) {
+            absl::StatusOr<Tensor> host = (*gpu_fwd)[i].CopyTo(HostDevice());
+            ASSERT_TRUE(host.ok()) << host.status();
+            grad_inputs.push_back(*host);
+          }
+          test::ExpectGpuOutputsMatchCpu("FusedBatchNormGradV3", grad_inputs, attrs, gpu_);
         }
       }
     }

@@ -2,7 +2,9 @@
 // events on the device's stream: the 3x3 convolution of a ResNet-50 stage
 // (batch 256, 56x56x64 -> 64, channels-last) and the first convolution of
 // the Fashion-MNIST CNN (batch 256, 28x28x1 -> 32), forward and both
-// backprops, in float32 and bfloat16; plus one multi-tensor Adam launch
+// backprops, in float32 and bfloat16, each with cuDNN's heuristic
+// algorithm (autotune 0) and the autotuned one (autotune 1) side by side;
+// an untimed first call tunes. Plus one multi-tensor Adam launch
 // over the 161 variables of a ResNet-50 (about 25.6M parameters).
 //
 //   bazel run --config=cuda //core/kernels/cuda:conv_kernels_benchmark
@@ -15,13 +17,14 @@
 #include "core/device/cuda/cuda_event.h"
 #include "core/framework/execute.h"
 #include "core/framework/tensor.h"
+#include "core/kernels/cuda/cudnn_conv_autotune.h"
 #include "core/kernels/cuda/optimizer_updates.h"
 
 namespace tfd {
 namespace {
 
-// state.range: batch, height (= width), in channels, out channels, kernel.
-// which: 0 forward, 1 backprop input, 2 backprop filter.
+// state.range: batch, height (= width), in channels, out channels, kernel,
+// autotune (0 or 1). which: 0 forward, 1 backprop input, 2 backprop filter.
 template <typename T, int kWhich>
 void BM_Conv2D(benchmark::State& state) {
   if (CudaDevice::DeviceCount() == 0) return state.SkipWithError("no CUDA device");
@@ -46,12 +49,18 @@ void BM_Conv2D(benchmark::State& state) {
                                        static_cast<int32_t>(c), static_cast<int32_t>(k)};
   const Tensor in_sizes_t = *Tensor::FromVector(in_sizes, {4});
   const Tensor filter_sizes_t = *Tensor::FromVector(filter_sizes, {4});
+  cuda_kernels::SetConvAutotuneEnabled(state.range(5) != 0);
+  auto run = [&] {
+    return kWhich == 0   ? Execute1("Conv2D", {*x, *w}, attrs)
+           : kWhich == 1 ? Execute1("Conv2DBackpropInput", {in_sizes_t, *w, *dy}, attrs)
+                         : Execute1("Conv2DBackpropFilter", {*x, filter_sizes_t, *dy}, attrs);
+  };
+  // Untimed: the autotuned side tunes here.
+  absl::StatusOr<Tensor> first = run();
+  if (!first.ok()) return state.SkipWithError(std::string(first.status().message()).c_str());
   for (auto _ : state) {
     (void)start->Record((*gpu)->stream());
-    absl::StatusOr<Tensor> out =
-        kWhich == 0   ? Execute1("Conv2D", {*x, *w}, attrs)
-        : kWhich == 1 ? Execute1("Conv2DBackpropInput", {in_sizes_t, *w, *dy}, attrs)
-                      : Execute1("Conv2DBackpropFilter", {*x, filter_sizes_t, *dy}, attrs);
+    absl::StatusOr<Tensor> out = run();
     (void)stop->Record((*gpu)->stream());
     absl::StatusOr<float> ms = CudaEvent::ElapsedMs(*start, *stop);
     if (!out.ok()) return state.SkipWithError(std::string(out.status().message()).c_str());
@@ -62,9 +71,13 @@ void BM_Conv2D(benchmark::State& state) {
       2.0 * n * hw * hw * k * c * r * r * state.iterations(), benchmark::Counter::kIsRate);
 }
 
-#define TFD_CONV_BENCHMARKS(T, WHICH)                                                   \
-  BENCHMARK_TEMPLATE(BM_Conv2D, T, WHICH)->Args({256, 56, 64, 64, 3})->UseManualTime(); \
-  BENCHMARK_TEMPLATE(BM_Conv2D, T, WHICH)->Args({256, 28, 1, 32, 3})->UseManualTime();
+#define TFD_CONV_BENCHMARKS(T, WHICH)                                  \
+  BENCHMARK_TEMPLATE(BM_Conv2D, T, WHICH)                              \
+      ->ArgsProduct({{256}, {56}, {64}, {64}, {3}, {0, 1}})            \
+      ->UseManualTime();                                               \
+  BENCHMARK_TEMPLATE(BM_Conv2D, T, WHICH)                              \
+      ->ArgsProduct({{256}, {28}, {1}, {32}, {3}, {0, 1}})             \
+      ->UseManualTime();
 TFD_CONV_BENCHMARKS(float, 0)
 TFD_CONV_BENCHMARKS(float, 1)
 TFD_CONV_BENCHMARKS(float, 2)

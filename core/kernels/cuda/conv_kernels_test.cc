@@ -2,7 +2,8 @@
 // MaxPool(Grad) and AvgPool(Grad) kernels with the CPU kernels (float32 1e-5, 16-bit 1e-2 relative to the
 // largest magnitude) over strides, dilations, SAME (symmetric and
 // asymmetric), VALID and EXPLICIT padding, batch 1 and an empty batch;
-// NCHW on the GPU against NHWC on the CPU through transposes. They need a
+// NCHW on the GPU against NHWC on the CPU through transposes; autotuned
+// algorithms (the default) against cuDNN's heuristic ones. They need a
 // GPU and skip, saying so, without one.
 #include <string>
 #include <vector>
@@ -12,6 +13,9 @@
 #include "core/framework/execute.h"
 #include "core/framework/kernel.h"
 #include "core/framework/tensor_testutil.h"
+#include "core/kernels/conv_geometry.h"
+#include "core/kernels/cuda/cudnn_conv_autotune.h"
+#include "core/kernels/cuda/cudnn_conv_plan.h"
 #include "core/kernels/cuda/parity_testutil.h"
 #include "gtest/gtest.h"
 
@@ -137,6 +141,75 @@ class ConvGpuTest : public test::GpuTest {
     }
   }
 };
+
+// Each pass with autotuning off (cuDNN's heuristic choice) and on (the
+// first call times the candidates, the second runs the cached choice):
+// the results agree at the dtype's tolerance, and the cache holds a
+// successful tuning of each pass's signature.
+template <typename T>
+void CheckAutotunedMatchesHeuristic(CudaDevice* gpu) {
+  const ConvCase cases[] = {{8, 14, 14, 64, 3, 3, 64, 1, 1, "SAME"},
+                            {8, 28, 28, 32, 1, 1, 64, 2, 1, "VALID"},
+                            {4, 16, 16, 16, 3, 3, 32, 2, 1, "SAME"},
+                            {2, 9, 9, 8, 3, 3, 8, 1, 2, "SAME"}};
+  const DataType dtype = DataTypeToEnum<T>::value;
+  const double tol = test::ParityTolerance(dtype);
+  for (const ConvCase& c : cases) {
+    SCOPED_TRACE(testing::Message() << DataTypeName(dtype) << " " << c.n << "x" << c.h << "x"
+                                    << c.w << "x" << c.c << " filter " << c.r << "x" << c.s
+                                    << "x" << c.k << " " << c.padding << " stride " << c.stride
+                                    << " dilation " << c.dilation);
+    const Tensor x = test::RandomTensor<T>({c.n, c.h, c.w, c.c}, 11);
+    const Tensor w = test::RandomTensor<T>({c.r, c.s, c.c, c.k}, 12);
+    const AttrMap a = Attrs(c, "NHWC");
+    absl::StatusOr<Tensor> y_host = Execute1("Conv2D", {x, w}, a, HostDevice());
+    ASSERT_TRUE(y_host.ok()) << y_host.status();
+    const Tensor dy = test::RandomTensor<T>(y_host->shape(), 13);
+    struct Pass {
+      const char* op;
+      std::vector<Tensor> inputs;
+      cuda_kernels::ConvPass pass;
+    } passes[] = {
+        {"Conv2D", {x, w}, cuda_kernels::ConvPass::kForward},
+        {"Conv2DBackpropInput", {test::Int32Vector({c.n, c.h, c.w, c.c}), w, dy},
+         cuda_kernels::ConvPass::kBackwardData},
+        {"Conv2DBackpropFilter", {x, test::Int32Vector({c.r, c.s, c.c, c.k}), dy},
+         cuda_kernels::ConvPass::kBackwardFilter},
+    };
+    absl::StatusOr<Conv2DAttrs> attrs = ParseConv2DAttrs(a);
+    ASSERT_TRUE(attrs.ok()) << attrs.status();
+    absl::StatusOr<Conv2DGeometry> g = ComputeConv2DGeometry(*attrs, x.shape(), w.shape());
+    ASSERT_TRUE(g.ok()) << g.status();
+    absl::StatusOr<cuda_kernels::CudnnConvPlan> plan = cuda_kernels::MakeCudnnConvPlan(*g);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    for (const Pass& p : passes) {
+      SCOPED_TRACE(p.op);
+      cuda_kernels::SetConvAutotuneEnabled(false);
+      absl::StatusOr<Tensor> heuristic = Execute1(p.op, p.inputs, a, gpu);
+      cuda_kernels::SetConvAutotuneEnabled(true);
+      absl::StatusOr<Tensor> tuned = Execute1(p.op, p.inputs, a, gpu);
+      absl::StatusOr<Tensor> cached = Execute1(p.op, p.inputs, a, gpu);
+      ASSERT_TRUE(heuristic.ok() && tuned.ok() && cached.ok())
+          << heuristic.status() << tuned.status() << cached.status();
+      const Tensor expected = *heuristic->CopyTo(HostDevice());
+      test::ExpectNearScaled(*tuned->CopyTo(HostDevice()), expected, tol);
+      test::ExpectNearScaled(*cached->CopyTo(HostDevice()), expected, tol);
+      const cuda_kernels::ConvAlgoKey key = cuda_kernels::MakeConvAlgoKey(
+          gpu->ordinal(), dtype, p.pass, *plan);
+      auto entry = cuda_kernels::GlobalConvAlgoCache().Lookup(key);
+      ASSERT_TRUE(entry.has_value()) << "not tuned: " << key.DebugString();
+      EXPECT_TRUE(entry->ok()) << key.DebugString() << ": " << entry->status();
+    }
+  }
+}
+
+TEST_F(ConvGpuTest, AutotunedFloat32MatchesHeuristic) {
+  CheckAutotunedMatchesHeuristic<float>(gpu_);
+}
+TEST_F(ConvGpuTest, AutotunedHalfMatchesHeuristic) { CheckAutotunedMatchesHeuristic<half>(gpu_); }
+TEST_F(ConvGpuTest, AutotunedBfloat16MatchesHeuristic) {
+  CheckAutotunedMatchesHeuristic<bfloat16>(gpu_);
+}
 
 TEST_F(ConvGpuTest, Float32MatchesCpu) { CheckParity<float>(); }
 TEST_F(ConvGpuTest, HalfMatchesCpu) { CheckParity<half>(); }

@@ -1,9 +1,14 @@
 // GPU kernels of Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter on
 // cuDNN for float, double, half and bfloat16, NHWC and NCHW. The geometry
 // is TensorFlow's (core/kernels/conv_geometry.h), mapped onto cuDNN by
-// MakeCudnnConvPlan (filter layout, asymmetric padding); each call picks
-// cuDNN's first heuristic algorithm that fits and gives it the workspace it
-// asks for from the device's caching allocator.
+// MakeCudnnConvPlan (filter layout, asymmetric padding).
+//
+// Algorithms are autotuned, as TensorFlow does (cudnn_conv_autotune.h):
+// the first call of a signature times cuDNN's candidates with
+// cudnnFind*AlgorithmEx and caches the fastest; later calls run it. With
+// TF_CUDNN_USE_AUTOTUNE=0, or when a tuning fails or its algorithm cannot
+// run, a call takes cuDNN's first heuristic algorithm that fits. Either way
+// the workspace comes from the device's caching allocator.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -12,6 +17,7 @@
 #include "core/framework/kernel.h"
 #include "core/framework/status.h"
 #include "core/kernels/conv_geometry.h"
+#include "core/kernels/cuda/cudnn_conv_autotune.h"
 #include "core/kernels/cuda/cudnn_conv_plan.h"
 #include "core/kernels/cuda/cudnn_util.h"
 #include "core/kernels/cuda/strided_copy.h"
@@ -19,7 +25,10 @@
 namespace tfd {
 namespace {
 
+using cuda_kernels::ConvAlgoChoice;
+using cuda_kernels::ConvAlgoKey;
 using cuda_kernels::ConvolutionDescriptor;
+using cuda_kernels::ConvPass;
 using cuda_kernels::CudnnConvPlan;
 using cuda_kernels::FilterDescriptor;
 using cuda_kernels::PadCopy;
@@ -120,6 +129,108 @@ absl::Status RunFirstUsable(CudaDevice* gpu, const char* what, RankFn rank, RunF
   return last;
 }
 
+// Whether `dtype` keeps the math type ConvolutionDescriptor::Create gave
+// it whatever an algorithm was timed with: float stays on FMA, so no TF32
+// rounding creeps in; double has only the default.
+bool KeepsDescriptorMath(DataType dtype) { return dtype == DT_FLOAT || dtype == DT_DOUBLE; }
+
+bool UsesTensorCores(cudnnMathType_t math) {
+  return math == CUDNN_TENSOR_OP_MATH || math == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+}
+
+// The workspace the candidates are timed with: the most any of cuDNN's
+// ranked algorithms asks for, within TF_CUDNN_WORKSPACE_LIMIT_IN_MB, halved
+// while the allocator cannot serve it (an algorithm that needs more is then
+// left out of the timing).
+template <typename Perf>
+absl::StatusOr<Tensor> TuningWorkspace(CudaDevice* gpu, const Perf* ranked, int count,
+                                       int64_t* bytes) {
+  int64_t want = 0;
+  for (int i = 0; i < count; ++i) {
+    if (ranked[i].status == CUDNN_STATUS_SUCCESS) {
+      want = std::max(want, static_cast<int64_t>(ranked[i].memory));
+    }
+  }
+  want = std::min(want, cuda_kernels::ConvWorkspaceLimitBytes());
+  while (true) {
+    absl::StatusOr<Tensor> ws = Scratch(DT_UINT8, std::max<int64_t>(want, 1), gpu);
+    if (ws.ok() || !absl::IsResourceExhausted(ws.status()) || want == 0) {
+      *bytes = want;
+      return ws;
+    }
+    want /= 2;
+  }
+}
+
+// Times the candidates: `rank(perf, &returned)` is cuDNN's heuristic list
+// (for the workspace size), `find(perf, &returned, ws, bytes)` its
+// cudnnFind*AlgorithmEx on the call's own buffers, which writes the output
+// buffer; the call then runs the winner, writing it again with beta = 0,
+// so nothing the timing left there survives. The fastest that succeeded
+// within the workspace, in a math type `dtype` allows, wins.
+template <typename Perf, typename RankFn, typename FindFn>
+absl::StatusOr<ConvAlgoChoice> TimeAlgorithms(CudaDevice* gpu, DataType dtype, RankFn rank,
+                                              FindFn find) {
+  Perf perf[kMaxAlgorithms];
+  int returned = 0;
+  TFD_RETURN_IF_ERROR(rank(perf, &returned));
+  int64_t bytes = 0;
+  TFD_ASSIGN_OR_RETURN(Tensor ws, TuningWorkspace(gpu, perf, returned, &bytes));
+  TFD_RETURN_IF_ERROR(find(perf, &returned, ws.raw_data(), static_cast<size_t>(bytes)));
+  // cuDNN returns the timings fastest first.
+  for (int i = 0; i < returned; ++i) {
+    const Perf& p = perf[i];
+    if (p.status != CUDNN_STATUS_SUCCESS || p.time < 0 ||
+        static_cast<int64_t>(p.memory) > bytes) {
+      continue;
+    }
+    if (KeepsDescriptorMath(dtype) && UsesTensorCores(p.mathType)) continue;
+    ConvAlgoChoice choice;
+    choice.algo = static_cast<int>(p.algo);
+    choice.math_type = static_cast<int>(p.mathType);
+    choice.workspace_bytes = static_cast<int64_t>(p.memory);
+    choice.time_ms = p.time;
+    return choice;
+  }
+  return absl::NotFoundError("cuDNN timed no usable algorithm");
+}
+
+// Runs `run` with the tuned algorithm `c`, in its math type (16-bit types)
+// and with its workspace.
+template <typename Perf, typename RunFn>
+absl::Status RunChoice(CudaDevice* gpu, ConvCall& call, const ConvAlgoChoice& c, RunFn run) {
+  Perf p = {};
+  p.algo = static_cast<decltype(p.algo)>(c.algo);
+  p.status = CUDNN_STATUS_SUCCESS;
+  p.memory = static_cast<size_t>(c.workspace_bytes);
+  p.mathType = static_cast<cudnnMathType_t>(c.math_type);
+  TFD_ASSIGN_OR_RETURN(Tensor ws, Scratch(DT_UINT8, std::max<int64_t>(c.workspace_bytes, 1), gpu));
+  if (!KeepsDescriptorMath(call.dtype)) TFD_RETURN_IF_ERROR(call.conv.SetMathType(p.mathType));
+  return run(p, ws.raw_data());
+}
+
+// One pass of the convolution `call` (see the file comment): the algorithm
+// tuned for its signature, else the heuristic one. `rank`, `find` and `run`
+// as for TimeAlgorithms and RunFirstUsable.
+template <typename Perf, typename RankFn, typename FindFn, typename RunFn>
+absl::Status RunConvolution(CudaDevice* gpu, ConvCall& call, ConvPass pass, const char* what,
+                            RankFn rank, FindFn find, RunFn run) {
+  if (cuda_kernels::ConvAutotuneEnabled()) {
+    const ConvAlgoKey key = cuda_kernels::MakeConvAlgoKey(gpu->ordinal(), call.dtype, pass,
+                                                          call.plan);
+    absl::StatusOr<ConvAlgoChoice> choice = cuda_kernels::GlobalConvAlgoCache().GetOrTune(
+        key, [&] { return TimeAlgorithms<Perf>(gpu, call.dtype, rank, find); });
+    if (choice.ok()) {
+      absl::Status ran = RunChoice<Perf>(gpu, call, *choice, run);
+      // A workspace the memory left cannot hold, or an algorithm refused
+      // after all: the heuristic path may still run.
+      if (!absl::IsResourceExhausted(ran) && !absl::IsUnimplemented(ran)) return ran;
+      TFD_RETURN_IF_ERROR(call.conv.SetMathType(cuda_kernels::ConvolutionMathType(call.dtype)));
+    }
+  }
+  return RunFirstUsable<Perf>(gpu, what, rank, run);
+}
+
 absl::Status CheckGroups(const KernelContext& ctx, const Conv2DGeometry& g) {
   if (g.filter_depth <= 0 || g.in_depth % g.filter_depth != 0) {
     return ctx.Error("input depth ", g.in_depth, " is not a multiple of the filter depth ",
@@ -149,12 +260,17 @@ absl::Status Conv2DGpu(KernelContext& ctx) {
   return cuda_kernels::WithCudnn(gpu, [&](cudnnHandle_t h) -> absl::Status {
     TFD_RETURN_IF_ERROR(TransformFilter(gpu, call, filter.raw_data(), w.raw_data(), true));
     using Perf = cudnnConvolutionFwdAlgoPerf_t;
-    return RunFirstUsable<Perf>(
-        gpu, "forward",
+    return RunConvolution<Perf>(
+        gpu, call, ConvPass::kForward, "forward",
         [&](Perf* perf, int* returned) {
           return TFD_CUDNN_STATUS(cudnnGetConvolutionForwardAlgorithm_v7(
               h, call.x.get(), call.w.get(), call.conv.get(), call.y.get(), kMaxAlgorithms,
               returned, perf));
+        },
+        [&](Perf* perf, int* returned, void* ws, size_t bytes) {
+          return TFD_CUDNN_STATUS(cudnnFindConvolutionForwardAlgorithmEx(
+              h, call.x.get(), x.raw_data(), call.w.get(), w.raw_data(), call.conv.get(),
+              call.y.get(), output->raw_data(), kMaxAlgorithms, returned, perf, ws, bytes));
         },
         [&](const Perf& algo, void* ws) {
           const Scaling s(call.dtype);
@@ -193,12 +309,17 @@ absl::Status Conv2DBackpropInputGpu(KernelContext& ctx) {
   TFD_RETURN_IF_ERROR(cuda_kernels::WithCudnn(gpu, [&](cudnnHandle_t h) -> absl::Status {
     TFD_RETURN_IF_ERROR(TransformFilter(gpu, call, filter.raw_data(), w.raw_data(), true));
     using Perf = cudnnConvolutionBwdDataAlgoPerf_t;
-    return RunFirstUsable<Perf>(
-        gpu, "backward-data",
+    return RunConvolution<Perf>(
+        gpu, call, ConvPass::kBackwardData, "backward-data",
         [&](Perf* perf, int* returned) {
           return TFD_CUDNN_STATUS(cudnnGetConvolutionBackwardDataAlgorithm_v7(
               h, call.w.get(), call.y.get(), call.conv.get(), call.x.get(), kMaxAlgorithms,
               returned, perf));
+        },
+        [&](Perf* perf, int* returned, void* ws, size_t bytes) {
+          return TFD_CUDNN_STATUS(cudnnFindConvolutionBackwardDataAlgorithmEx(
+              h, call.w.get(), w.raw_data(), call.y.get(), dy.raw_data(), call.conv.get(),
+              call.x.get(), dx_padded.raw_data(), kMaxAlgorithms, returned, perf, ws, bytes));
         },
         [&](const Perf& algo, void* ws) {
           const Scaling s(call.dtype);
@@ -234,12 +355,19 @@ absl::Status Conv2DBackpropFilterGpu(KernelContext& ctx) {
   TFD_ASSIGN_OR_RETURN(Tensor dw_packed, Scratch(call.dtype, dw->NumElements(), gpu));
   return cuda_kernels::WithCudnn(gpu, [&](cudnnHandle_t h) -> absl::Status {
     using Perf = cudnnConvolutionBwdFilterAlgoPerf_t;
-    TFD_RETURN_IF_ERROR(RunFirstUsable<Perf>(
-        gpu, "backward-filter",
+    // The timing writes dw_packed, a scratch buffer the chosen algorithm
+    // then overwrites (beta = 0): the filter gradient never accumulates.
+    TFD_RETURN_IF_ERROR(RunConvolution<Perf>(
+        gpu, call, ConvPass::kBackwardFilter, "backward-filter",
         [&](Perf* perf, int* returned) {
           return TFD_CUDNN_STATUS(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
               h, call.x.get(), call.y.get(), call.conv.get(), call.w.get(), kMaxAlgorithms,
               returned, perf));
+        },
+        [&](Perf* perf, int* returned, void* ws, size_t bytes) {
+          return TFD_CUDNN_STATUS(cudnnFindConvolutionBackwardFilterAlgorithmEx(
+              h, call.x.get(), x.raw_data(), call.y.get(), dy.raw_data(), call.conv.get(),
+              call.w.get(), dw_packed.raw_data(), kMaxAlgorithms, returned, perf, ws, bytes));
         },
         [&](const Perf& algo, void* ws) {
           const Scaling s(call.dtype);

@@ -100,10 +100,19 @@ absl::Status ConvolutionDescriptor::Create(DataType dtype, const CudnnConvPlan& 
       desc_, p.pad_h, p.pad_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w,
       CUDNN_CROSS_CORRELATION, compute)));
   TFD_RETURN_IF_ERROR(TFD_CUDNN_STATUS(cudnnSetConvolutionGroupCount(desc_, p.groups)));
-  const cudnnMathType_t math = dtype == DT_FLOAT    ? CUDNN_FMA_MATH
-                               : dtype == DT_DOUBLE ? CUDNN_DEFAULT_MATH
-                                                    : CUDNN_TENSOR_OP_MATH;
+  return SetMathType(ConvolutionMathType(dtype));
+}
+
+absl::Status ConvolutionDescriptor::SetMathType(cudnnMathType_t math) {
   return TFD_CUDNN_STATUS(cudnnSetConvolutionMathType(desc_, math));
+}
+
+cudnnMathType_t ConvolutionMathType(DataType dtype) {
+  switch (dtype) {
+    case DT_FLOAT: return CUDNN_FMA_MATH;
+    case DT_DOUBLE: return CUDNN_DEFAULT_MATH;
+    default: return CUDNN_TENSOR_OP_MATH;
+  }
 }
 
 }  // namespace cuda_kernels

@@ -26,6 +26,10 @@ absl::Status WithCudnn(CudaDevice* gpu, const std::function<absl::Status(cudnnHa
 // CUDNN_DATA_FLOAT, _DOUBLE, _HALF, _BFLOAT16; UNIMPLEMENTED otherwise.
 absl::StatusOr<cudnnDataType_t> CudnnDataType(DataType dtype);
 
+// The math type ConvolutionDescriptor::Create gives `dtype`: FMA for
+// float (no TF32), the default for double, tensor cores for 16-bit types.
+cudnnMathType_t ConvolutionMathType(DataType dtype);
+
 // alpha = 1, beta = 0 in the type cuDNN reads them as for `dtype` (double
 // for double, float otherwise).
 struct Scaling {
@@ -82,6 +86,8 @@ class ConvolutionDescriptor {
   // rounding creeps in (GPU and CPU agree to 1e-5); 16-bit types may use
   // tensor cores.
   absl::Status Create(DataType dtype, const CudnnConvPlan& plan);
+  // Replaces the math type Create chose (with an autotuned algorithm's).
+  absl::Status SetMathType(cudnnMathType_t math);
   cudnnConvolutionDescriptor_t get() const { return desc_; }
 
  private:
