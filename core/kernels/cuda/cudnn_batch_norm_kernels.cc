@@ -25,10 +25,13 @@
 // saved statistics. The Ex forward's own reserve space is therefore not
 // kept: where cuDNN asks for one, the gradient takes the plain
 // cudnnBatchNormalizationBackward call, which reads only the saved
-// statistics. A shape the persistent kernels refuse (NOT_SUPPORTED) runs
-// on CUDNN_BATCHNORM_SPATIAL instead. With is_training off, which cuDNN
+// statistics. A call the persistent kernels refuse (NOT_SUPPORTED or
+// BAD_PARAM) runs on CUDNN_BATCHNORM_SPATIAL instead, reported once on
+// stderr. With is_training off, which cuDNN
 // has no call for, batch_norm.cu computes the gradient.
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
 #include <limits>
 #include <string>
 #include <vector>
@@ -86,6 +89,22 @@ cuda_kernels::NchwView BatchNormView(const BatchNormLayout& l, const TensorShape
   v.h_stride = 1;
   v.w_stride = 1;
   return v;
+}
+
+// Whether the persistent Ex call refused the call (NOT_SUPPORTED, or
+// BAD_PARAM for a shape or argument it does not take) rather than failed
+// it: the spatial kernels then run instead. The first refusal is reported
+// on stderr, so a slow path is not taken unnoticed.
+bool PersistentRefused(const absl::Status& s) {
+  if (!absl::IsUnimplemented(s) && !absl::IsInvalidArgument(s)) return false;
+  static std::atomic<bool> reported{false};
+  if (!reported.exchange(true)) {
+    std::fprintf(stderr,
+                 "cuDNN's persistent batch-norm kernels refused a channels-last call; it and "
+                 "others like it run on CUDNN_BATCHNORM_SPATIAL: %s\n",
+                 std::string(s.message()).c_str());
+  }
+  return true;
 }
 
 // A scratch buffer of `bytes` (at least one) for cuDNN.
@@ -238,11 +257,11 @@ absl::Status FusedBatchNormGpu(KernelContext& ctx) {
     if (call.persistent()) {
       absl::Status ex = ForwardTrainingEx(h, gpu, call, x, ctx.input(1), ctx.input(2), epsilon,
                                           out[0], out[1], out[2], out[3], out[4]);
-      // A shape the persistent kernels refuse takes the spatial ones.
-      if (!absl::IsUnimplemented(ex)) return ex;
+      if (!PersistentRefused(ex)) return ex;
     }
     return TFD_CUDNN_STATUS(cudnnBatchNormalizationForwardTraining(
-        h, kSpatial, s.one(), s.zero(), call.x.get(), x.raw_data(), call.x.get(), out[0]->raw_data(),
+        h, kSpatial, s.one(), s.zero(), call.x.get(), x.raw_data(), call.x.get(),
+        out[0]->raw_data(),
         call.per_channel.get(), ctx.input(1).raw_data(), ctx.input(2).raw_data(),
         /*exponentialAverageFactor=*/1.0, out[1]->raw_data(), out[2]->raw_data(),
         static_cast<double>(epsilon), /*resultSaveMean=*/nullptr,
@@ -304,7 +323,7 @@ absl::Status FusedBatchNormGradGpu(KernelContext& ctx) {
     if (call.persistent()) {
       absl::Status ex = BackwardEx(h, gpu, call, x, dy, ctx.input(2), ctx.input(3), inv_std,
                                    epsilon, out[0], out[1], out[2]);
-      if (!absl::IsUnimplemented(ex)) return ex;
+      if (!PersistentRefused(ex)) return ex;
     }
     return TFD_CUDNN_STATUS(cudnnBatchNormalizationBackward(
         h, kSpatial, s.one(), s.zero(), s.one(), s.zero(), call.x.get(), x.raw_data(), call.x.get(),

@@ -60,8 +60,7 @@ ConvAlgoKey MakeConvAlgoKey(int device, DataType dtype, ConvPass pass, const Cud
   return k;
 }
 
-absl::StatusOr<ConvAlgoChoice> ConvAlgoCache::GetOrTune(
-    const ConvAlgoKey& key, absl::FunctionRef<absl::StatusOr<ConvAlgoChoice>()> tune) {
+absl::StatusOr<ConvAlgoChoice> ConvAlgoCache::GetOrTune(const ConvAlgoKey& key, TuneFn tune) {
   std::shared_ptr<Entry> entry;
   bool tunes_here = false;
   {

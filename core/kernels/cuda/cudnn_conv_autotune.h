@@ -104,12 +104,13 @@ class ConvAlgoCache {
   ConvAlgoCache(const ConvAlgoCache&) = delete;
   ConvAlgoCache& operator=(const ConvAlgoCache&) = delete;
 
+  using TuneFn = absl::FunctionRef<absl::StatusOr<ConvAlgoChoice>()>;
+
   // The result cached for `key`. On the first call for `key`, `tune` runs
   // (on the calling thread, outside the cache's lock) and its result, an
   // error included, is what this and every later call returns; concurrent
   // callers of the same key wait for that result instead of tuning again.
-  absl::StatusOr<ConvAlgoChoice> GetOrTune(const ConvAlgoKey& key,
-                                           absl::FunctionRef<absl::StatusOr<ConvAlgoChoice>()> tune);
+  absl::StatusOr<ConvAlgoChoice> GetOrTune(const ConvAlgoKey& key, TuneFn tune);
 
   // The finished result for `key`, if any (a tuning in flight is not).
   std::optional<absl::StatusOr<ConvAlgoChoice>> Lookup(const ConvAlgoKey& key) const;

@@ -10,6 +10,8 @@
 // run, a call takes cuDNN's first heuristic algorithm that fits. Either way
 // the workspace comes from the device's caching allocator.
 #include <algorithm>
+#include <cstdio>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "core/device/cuda/cuda_device.h"
@@ -218,8 +220,17 @@ absl::Status RunConvolution(CudaDevice* gpu, ConvCall& call, ConvPass pass, cons
   if (cuda_kernels::ConvAutotuneEnabled()) {
     const ConvAlgoKey key = cuda_kernels::MakeConvAlgoKey(gpu->ordinal(), call.dtype, pass,
                                                           call.plan);
-    absl::StatusOr<ConvAlgoChoice> choice = cuda_kernels::GlobalConvAlgoCache().GetOrTune(
-        key, [&] { return TimeAlgorithms<Perf>(gpu, call.dtype, rank, find); });
+    absl::StatusOr<ConvAlgoChoice> choice =
+        cuda_kernels::GlobalConvAlgoCache().GetOrTune(key, [&] {
+          absl::StatusOr<ConvAlgoChoice> timed = TimeAlgorithms<Perf>(gpu, call.dtype, rank, find);
+          // Once per signature, since the failure is cached.
+          if (!timed.ok()) {
+            std::fprintf(stderr,
+                         "cuDNN autotuning failed for %s; cuDNN's heuristic choice runs: %s\n",
+                         key.DebugString().c_str(), std::string(timed.status().message()).c_str());
+          }
+          return timed;
+        });
     if (choice.ok()) {
       absl::Status ran = RunChoice<Perf>(gpu, call, *choice, run);
       // A workspace the memory left cannot hold, or an algorithm refused
