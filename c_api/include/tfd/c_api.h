@@ -2,6 +2,7 @@
  * TensorFlow-compatible TF_* API (tensorflow/c/c_api.h):
  *   tfd/options.h   named Keras-style arguments (TFD_Options)
  *   tfd/device.h    the process's default device
+ *   tfd/determinism.h  op determinism (TF_DETERMINISTIC_OPS)
  *   tfd/strategy.h  distribution strategies by name (TFD_Strategy)
  *   tfd/dataset.h   input pipelines (TFD_Dataset)
  *   tfd/iterator.h  a pass over a dataset, an element at a time
@@ -23,6 +24,7 @@
 #include "tensorflow/c/c_api.h"
 #include "tfd/coordinator.h"
 #include "tfd/dataset.h"
+#include "tfd/determinism.h"
 #include "tfd/device.h"
 #include "tfd/iterator.h"
 #include "tfd/model.h"
@@ -37,9 +39,9 @@ extern "C" {
 
 /* The API version this header describes, as major * 10000 + minor * 100 +
  * patch. Compare with TFD_Version() at run time. */
-#define TFD_API_VERSION 500
+#define TFD_API_VERSION 600
 
-/* The library's semantic version, "0.5.0". */
+/* The library's semantic version, "0.6.0". */
 TF_CAPI_EXPORT extern const char* TFD_Version(void);
 
 #ifdef __cplusplus

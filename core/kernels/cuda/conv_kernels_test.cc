@@ -10,6 +10,7 @@
 
 #include "core/device/cuda/cuda_device.h"
 #include "core/device/cuda/cuda_test_util.h"
+#include "core/framework/determinism.h"
 #include "core/framework/execute.h"
 #include "core/framework/kernel.h"
 #include "core/framework/tensor_testutil.h"
@@ -195,7 +196,7 @@ void CheckAutotunedMatchesHeuristic(CudaDevice* gpu) {
       test::ExpectNearScaled(*tuned->CopyTo(HostDevice()), expected, tol);
       test::ExpectNearScaled(*cached->CopyTo(HostDevice()), expected, tol);
       const cuda_kernels::ConvAlgoKey key = cuda_kernels::MakeConvAlgoKey(
-          gpu->ordinal(), dtype, p.pass, *plan);
+          gpu->ordinal(), dtype, p.pass, *plan, OpDeterminismEnabled());
       auto entry = cuda_kernels::GlobalConvAlgoCache().Lookup(key);
       ASSERT_TRUE(entry.has_value()) << "not tuned: " << key.DebugString();
       EXPECT_TRUE(entry->ok()) << key.DebugString() << ": " << entry->status();

@@ -38,10 +38,12 @@ std::string ConvAlgoKey::DebugString() const {
                       ViewString(input), " output ", ViewString(output), " filter ",
                       ViewString(filter), filter_nhwc ? " KRSC" : " KCRS", " groups ", groups,
                       " pad ", pad_h, ",", pad_w, " stride ", stride_h, ",", stride_w,
-                      " dilation ", dilation_h, ",", dilation_w);
+                      " dilation ", dilation_h, ",", dilation_w,
+                      deterministic ? " deterministic" : "");
 }
 
-ConvAlgoKey MakeConvAlgoKey(int device, DataType dtype, ConvPass pass, const CudnnConvPlan& plan) {
+ConvAlgoKey MakeConvAlgoKey(int device, DataType dtype, ConvPass pass, const CudnnConvPlan& plan,
+                            bool deterministic) {
   ConvAlgoKey k;
   k.device = device;
   k.dtype = dtype;
@@ -57,6 +59,7 @@ ConvAlgoKey MakeConvAlgoKey(int device, DataType dtype, ConvPass pass, const Cud
   k.stride_w = plan.stride_w;
   k.dilation_h = plan.dilation_h;
   k.dilation_w = plan.dilation_w;
+  k.deterministic = deterministic;
   return k;
 }
 

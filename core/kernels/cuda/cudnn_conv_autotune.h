@@ -17,7 +17,8 @@
 // tuning itself runs outside the cache's lock, so signatures tune in
 // parallel (on different GPUs).
 //
-//   ConvAlgoKey key = MakeConvAlgoKey(gpu->ordinal(), dtype, ConvPass::kForward, plan);
+//   ConvAlgoKey key = MakeConvAlgoKey(gpu->ordinal(), dtype, ConvPass::kForward, plan,
+//                                     OpDeterminismEnabled());
 //   absl::StatusOr<ConvAlgoChoice> choice =
 //       GlobalConvAlgoCache().GetOrTune(key, [&] { return TimeForwardAlgorithms(...); });
 //   if (!choice.ok()) { ... the heuristic path ... }
@@ -48,7 +49,10 @@ enum class ConvPass : int { kForward = 0, kBackwardData = 1, kBackwardFilter = 2
 // Everything that decides which algorithm is fastest and which may run:
 // the device, the element type, the pass, and the plan's tensors (dims and
 // strides, so the layout and a padded input are part of it), filter
-// layout, groups, padding, strides and dilations.
+// layout, groups, padding, strides and dilations; and whether op
+// determinism was on, since it then may pick only among the algorithms
+// cuDNN reports as deterministic (so turning it on or off never reuses a
+// choice made under the other setting).
 struct ConvAlgoKey {
   int device = 0;
   DataType dtype = DT_INVALID;
@@ -59,6 +63,7 @@ struct ConvAlgoKey {
   int pad_h = 0, pad_w = 0;
   int stride_h = 1, stride_w = 1;
   int dilation_h = 1, dilation_w = 1;
+  bool deterministic = false;
 
   // Every field above, for equality and hashing (defined before their
   // use: the return type is deduced).
@@ -69,7 +74,7 @@ struct ConvAlgoKey {
     return std::tuple_cat(std::make_tuple(device, static_cast<int>(dtype), static_cast<int>(pass)),
                           ViewFields(input), ViewFields(output), ViewFields(filter),
                           std::make_tuple(filter_nhwc, groups, pad_h, pad_w, stride_h, stride_w,
-                                          dilation_h, dilation_w));
+                                          dilation_h, dilation_w, deterministic));
   }
 
   friend bool operator==(const ConvAlgoKey& a, const ConvAlgoKey& b) {
@@ -84,8 +89,10 @@ struct ConvAlgoKey {
   std::string DebugString() const;
 };
 
-// The key of `pass` of the convolution `plan` in `dtype` on GPU `device`.
-ConvAlgoKey MakeConvAlgoKey(int device, DataType dtype, ConvPass pass, const CudnnConvPlan& plan);
+// The key of `pass` of the convolution `plan` in `dtype` on GPU `device`,
+// tuned with op determinism on or off (`deterministic`).
+ConvAlgoKey MakeConvAlgoKey(int device, DataType dtype, ConvPass pass, const CudnnConvPlan& plan,
+                            bool deterministic);
 
 // The algorithm a tuning chose, as cuDNN's plain integers: `algo` is the
 // pass's cudnnConvolution{Fwd,BwdData,BwdFilter}Algo_t, `math_type` a

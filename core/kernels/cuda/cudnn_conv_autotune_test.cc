@@ -37,7 +37,7 @@ CudnnConvPlan Plan(DataFormat format, int64_t n, int64_t hw, int64_t c, int64_t 
 
 ConvAlgoKey BaseKey() {
   return MakeConvAlgoKey(0, DT_BFLOAT16, ConvPass::kForward,
-                         Plan(DataFormat::kNHWC, 256, 56, 64, 64, 3, 1));
+                         Plan(DataFormat::kNHWC, 256, 56, 64, 64, 3, 1), /*deterministic=*/false);
 }
 
 ConvAlgoChoice Choice(int algo) {
@@ -73,6 +73,7 @@ TEST(ConvAlgoKeyTest, EveryPartOfTheSignatureMatters) {
       [](ConvAlgoKey* k) { k->stride_w = 2; },
       [](ConvAlgoKey* k) { k->dilation_h = 2; },
       [](ConvAlgoKey* k) { k->dilation_w = 2; },
+      [](ConvAlgoKey* k) { k->deterministic = true; },
   };
   absl::flat_hash_set<ConvAlgoKey> keys = {base};
   for (size_t i = 0; i < changes.size(); ++i) {
@@ -87,11 +88,38 @@ TEST(ConvAlgoKeyTest, EveryPartOfTheSignatureMatters) {
 
 TEST(ConvAlgoKeyTest, LayoutsOfTheSameShapeDiffer) {
   const ConvAlgoKey nhwc = MakeConvAlgoKey(0, DT_FLOAT, ConvPass::kForward,
-                                           Plan(DataFormat::kNHWC, 8, 14, 32, 16, 3, 1));
+                                           Plan(DataFormat::kNHWC, 8, 14, 32, 16, 3, 1), false);
   const ConvAlgoKey nchw = MakeConvAlgoKey(0, DT_FLOAT, ConvPass::kForward,
-                                           Plan(DataFormat::kNCHW, 8, 14, 32, 16, 3, 1));
+                                           Plan(DataFormat::kNCHW, 8, 14, 32, 16, 3, 1), false);
   EXPECT_NE(nhwc, nchw);
   EXPECT_NE(nhwc.DebugString(), nchw.DebugString());
+}
+
+TEST(ConvAlgoKeyTest, DeterminismIsPartOfTheKey) {
+  const CudnnConvPlan plan = Plan(DataFormat::kNHWC, 32, 28, 64, 64, 3, 1);
+  const ConvAlgoKey plain = MakeConvAlgoKey(0, DT_FLOAT, ConvPass::kBackwardFilter, plan, false);
+  const ConvAlgoKey strict = MakeConvAlgoKey(0, DT_FLOAT, ConvPass::kBackwardFilter, plan, true);
+  EXPECT_FALSE(plain.deterministic);
+  EXPECT_TRUE(strict.deterministic);
+  EXPECT_NE(plain, strict);
+  EXPECT_EQ(plain.DebugString().find("deterministic"), std::string::npos);
+  EXPECT_NE(strict.DebugString().find(" deterministic"), std::string::npos);
+
+  // A choice tuned without determinism is never what a deterministic call
+  // reads from the cache, nor the other way round.
+  ConvAlgoCache cache;
+  EXPECT_EQ(cache.GetOrTune(plain, [] { return absl::StatusOr<ConvAlgoChoice>(Choice(3)); })->algo,
+            3);
+  int tunings = 0;
+  absl::StatusOr<ConvAlgoChoice> got = cache.GetOrTune(strict, [&] {
+    ++tunings;
+    return absl::StatusOr<ConvAlgoChoice>(Choice(1));
+  });
+  EXPECT_EQ(tunings, 1);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->algo, 1);
+  EXPECT_EQ(cache.Lookup(plain)->value().algo, 3);
+  EXPECT_EQ(cache.size(), 2u);
 }
 
 TEST(ConvAlgoKeyTest, DebugStringNamesThePass) {

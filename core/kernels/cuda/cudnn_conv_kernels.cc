@@ -9,6 +9,13 @@
 // TF_CUDNN_USE_AUTOTUNE=0, or when a tuning fails or its algorithm cannot
 // run, a call takes cuDNN's first heuristic algorithm that fits. Either way
 // the workspace comes from the device's caching allocator.
+//
+// Under op determinism (core/framework/determinism.h) both the timing and
+// the heuristic path take only algorithms cuDNN reports as
+// CUDNN_DETERMINISTIC (atomics make the others, such as backward-filter
+// algorithms 0 and 3, add in a different order each run), and the tuned
+// choice is cached under a key that says so. A shape with no deterministic
+// algorithm fails with UNIMPLEMENTED, as TensorFlow does.
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -16,6 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/device/cuda/cuda_device.h"
 #include "core/device/cuda/cuda_status.h"
+#include "core/framework/determinism.h"
 #include "core/framework/kernel.h"
 #include "core/framework/status.h"
 #include "core/kernels/conv_geometry.h"
@@ -101,22 +109,36 @@ absl::Status TransformFilter(CudaDevice* gpu, const ConvCall& call, const void* 
       static_cast<int>(DataTypeSize(call.dtype)), copy, src, dst, gpu->stream()));
 }
 
+// Whether `p` may run: every algorithm may, unless op determinism is on and
+// cuDNN says `p` is not deterministic.
+template <typename Perf>
+bool Allowed(const Perf& p, bool deterministic) {
+  return !deterministic || p.determinism == CUDNN_DETERMINISTIC;
+}
+
 // Gets cuDNN's ranking of algorithms from `rank(perf, &returned)` and runs
 // `run(algo, workspace)` with the first usable one and the workspace it
 // asks for, from the device's caching allocator. An algorithm whose
 // workspace does not fit in the memory left, or that cuDNN refuses to run
 // after all (NOT_SUPPORTED: the heuristics rank algorithms without trying
 // them), gives way to the next; the last such error is returned when none
-// runs.
+// runs. With `deterministic`, only deterministic algorithms are tried.
 template <typename Perf, typename RankFn, typename RunFn>
-absl::Status RunFirstUsable(CudaDevice* gpu, const char* what, RankFn rank, RunFn run) {
+absl::Status RunFirstUsable(CudaDevice* gpu, const char* what, bool deterministic, RankFn rank,
+                            RunFn run) {
   Perf perf[kMaxAlgorithms];
   int returned = 0;
   TFD_RETURN_IF_ERROR(rank(perf, &returned));
   absl::Status last = absl::InternalError(
       absl::StrCat("cuDNN offers no ", what, " algorithm for this shape"));
+  if (deterministic) {
+    last = absl::UnimplementedError(absl::StrCat(
+        "cuDNN offers no deterministic ", what,
+        " algorithm for this shape, and op determinism is on (TF_DETERMINISTIC_OPS or "
+        "EnableOpDeterminism)"));
+  }
   for (int i = 0; i < returned; ++i) {
-    if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+    if (perf[i].status != CUDNN_STATUS_SUCCESS || !Allowed(perf[i], deterministic)) continue;
     absl::StatusOr<Tensor> ws =
         Scratch(DT_UINT8, std::max<int64_t>(static_cast<int64_t>(perf[i].memory), 1), gpu);
     if (!ws.ok()) {
@@ -169,10 +191,11 @@ absl::StatusOr<Tensor> TuningWorkspace(CudaDevice* gpu, const Perf* ranked, int 
 // cudnnFind*AlgorithmEx on the call's own buffers, which writes the output
 // buffer; the call then runs the winner, writing it again with beta = 0,
 // so nothing the timing left there survives. The fastest that succeeded
-// within the workspace, in a math type `dtype` allows, wins.
+// within the workspace, in a math type `dtype` allows (and deterministic,
+// with `deterministic`), wins.
 template <typename Perf, typename RankFn, typename FindFn>
-absl::StatusOr<ConvAlgoChoice> TimeAlgorithms(CudaDevice* gpu, DataType dtype, RankFn rank,
-                                              FindFn find) {
+absl::StatusOr<ConvAlgoChoice> TimeAlgorithms(CudaDevice* gpu, DataType dtype, bool deterministic,
+                                              RankFn rank, FindFn find) {
   Perf perf[kMaxAlgorithms];
   int returned = 0;
   TFD_RETURN_IF_ERROR(rank(perf, &returned));
@@ -187,6 +210,7 @@ absl::StatusOr<ConvAlgoChoice> TimeAlgorithms(CudaDevice* gpu, DataType dtype, R
       continue;
     }
     if (KeepsDescriptorMath(dtype) && UsesTensorCores(p.mathType)) continue;
+    if (!Allowed(p, deterministic)) continue;
     ConvAlgoChoice choice;
     choice.algo = static_cast<int>(p.algo);
     choice.math_type = static_cast<int>(p.mathType);
@@ -194,7 +218,8 @@ absl::StatusOr<ConvAlgoChoice> TimeAlgorithms(CudaDevice* gpu, DataType dtype, R
     choice.time_ms = p.time;
     return choice;
   }
-  return absl::NotFoundError("cuDNN timed no usable algorithm");
+  return absl::NotFoundError(deterministic ? "cuDNN timed no usable deterministic algorithm"
+                                           : "cuDNN timed no usable algorithm");
 }
 
 // Runs `run` with the tuned algorithm `c`, in its math type (16-bit types)
@@ -213,16 +238,19 @@ absl::Status RunChoice(CudaDevice* gpu, ConvCall& call, const ConvAlgoChoice& c,
 
 // One pass of the convolution `call` (see the file comment): the algorithm
 // tuned for its signature, else the heuristic one. `rank`, `find` and `run`
-// as for TimeAlgorithms and RunFirstUsable.
+// as for TimeAlgorithms and RunFirstUsable. The determinism switch is read
+// once, so the key, the timing and the fallback agree.
 template <typename Perf, typename RankFn, typename FindFn, typename RunFn>
 absl::Status RunConvolution(CudaDevice* gpu, ConvCall& call, ConvPass pass, const char* what,
                             RankFn rank, FindFn find, RunFn run) {
+  const bool deterministic = OpDeterminismEnabled();
   if (cuda_kernels::ConvAutotuneEnabled()) {
     const ConvAlgoKey key = cuda_kernels::MakeConvAlgoKey(gpu->ordinal(), call.dtype, pass,
-                                                          call.plan);
+                                                          call.plan, deterministic);
     absl::StatusOr<ConvAlgoChoice> choice =
         cuda_kernels::GlobalConvAlgoCache().GetOrTune(key, [&] {
-          absl::StatusOr<ConvAlgoChoice> timed = TimeAlgorithms<Perf>(gpu, call.dtype, rank, find);
+          absl::StatusOr<ConvAlgoChoice> timed =
+              TimeAlgorithms<Perf>(gpu, call.dtype, deterministic, rank, find);
           // Once per signature, since the failure is cached.
           if (!timed.ok()) {
             std::fprintf(stderr,
@@ -239,7 +267,7 @@ absl::Status RunConvolution(CudaDevice* gpu, ConvCall& call, ConvPass pass, cons
       TFD_RETURN_IF_ERROR(call.conv.SetMathType(cuda_kernels::ConvolutionMathType(call.dtype)));
     }
   }
-  return RunFirstUsable<Perf>(gpu, what, rank, run);
+  return RunFirstUsable<Perf>(gpu, what, deterministic, rank, run);
 }
 
 absl::Status CheckGroups(const KernelContext& ctx, const Conv2DGeometry& g) {

@@ -2,14 +2,23 @@
 // UnsortedSegmentSum (float, double, half, bfloat16, int32, int64), from
 // gather.cu: what Embedding, its gradient and one-hot labels use. Indices
 // are read on the device; see gather.h for out-of-range indices.
+//
+// UnsortedSegmentSum adds with atomics, in an order that changes run to
+// run; under op determinism the floating types take the sorted, ordered
+// sums of sorted_segment_sum.cu instead (as TensorFlow does). Integer
+// sums keep the atomics: integer addition gives the same bits in any
+// order.
+#include <type_traits>
 #include <vector>
 
 #include "core/device/cuda/cuda_device.h"
 #include "core/device/cuda/cuda_status.h"
+#include "core/framework/determinism.h"
 #include "core/framework/kernel.h"
 #include "core/framework/status.h"
 #include "core/kernels/array_util.h"
 #include "core/kernels/cuda/gather.h"
+#include "core/kernels/cuda/sorted_segment_sum.h"
 
 namespace tfd {
 namespace {
@@ -89,6 +98,22 @@ absl::Status OneHotGpu(KernelContext& ctx) {
   return TFD_CUDA_STATUS(launched);
 }
 
+// The deterministic path: data: [n, inner], ids: [n] (device) -> out:
+// [segments, inner], through a scratch buffer from the device's allocator.
+template <typename T, typename Index>
+absl::Status SortedSegmentSumGpu(CudaDevice* gpu, const Tensor& data, const Index* ids, Tensor* out,
+                                 int64_t n, int64_t inner, int64_t segments) {
+  size_t bytes = 0;
+  const cudaError_t sized = cuda_kernels::SortedSegmentSumScratchBytes<Index>(n, segments, &bytes);
+  TFD_RETURN_IF_ERROR(TFD_CUDA_STATUS(sized));
+  TFD_ASSIGN_OR_RETURN(Tensor scratch,
+                       Tensor::Allocate(DT_UINT8, TensorShape({static_cast<int64_t>(bytes)}), gpu));
+  const cudaError_t launched = cuda_kernels::LaunchSortedSegmentSum<T, Index>(
+      data.data<T>(), ids, out->data<T>(), n, inner, segments, scratch.raw_data(), bytes,
+      gpu->stream());
+  return TFD_CUDA_STATUS(launched);
+}
+
 // data: [N..., R...], segment_ids: [N...] (device), num_segments (host)
 //   -> [S, R...].
 template <typename T>
@@ -103,6 +128,13 @@ absl::Status SegmentSumGpu(KernelContext& ctx) {
   const int64_t inner = out->NumElements() / segments;
   const int64_t n = ids.NumElements();
   TFD_RETURN_IF_ERROR(gpu->Activate());
+  if (!std::is_integral<T>::value && OpDeterminismEnabled()) {
+    return ids.dtype() == DT_INT32
+               ? SortedSegmentSumGpu<T, int32_t>(gpu, data, ids.data<int32_t>(), out, n, inner,
+                                                 segments)
+               : SortedSegmentSumGpu<T, int64_t>(gpu, data, ids.data<int64_t>(), out, n, inner,
+                                                 segments);
+  }
   const cudaError_t launched =
       ids.dtype() == DT_INT32
           ? cuda_kernels::LaunchSegmentSum<T, int32_t>(data.data<T>(), ids.data<int32_t>(),
