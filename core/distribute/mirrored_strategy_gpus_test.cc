@@ -172,6 +172,7 @@ absl::StatusOr<Trained> Train(Strategy& strategy, const Tensor& x, const Tensor&
   }
   const int64_t per_replica = kGlobalBatch / strategy.num_replicas_in_sync();
   const Tensor all_axes = test::AsTensor<int32_t>({0, 1}, {2});
+  const Tensor global_batch = Tensor::Scalar<float>(kGlobalBatch);
   Trained trained;
   for (int step = 0; step < kSteps; ++step) {
     TFD_ASSIGN_OR_RETURN(
@@ -185,8 +186,8 @@ absl::StatusOr<Trained> Train(Strategy& strategy, const Tensor& x, const Tensor&
           TFD_ASSIGN_OR_RETURN(Tensor pred, Execute1("MatMul", {xs, w->Read()}));
           TFD_ASSIGN_OR_RETURN(Tensor err, Execute1("SquaredDifference", {pred, ys}));
           TFD_ASSIGN_OR_RETURN(Tensor total, Execute1("Sum", {err, all_axes}));
-          TFD_ASSIGN_OR_RETURN(Tensor loss, Execute1("RealDiv", {total, Tensor::Scalar<float>(
-                                                                            kGlobalBatch)}));
+          // compute_average_loss: divided by the global batch.
+          TFD_ASSIGN_OR_RETURN(Tensor loss, Execute1("RealDiv", {total, global_batch}));
           TFD_ASSIGN_OR_RETURN(std::vector<Tensor> grads, tape.Gradient(loss, {&w->Local()}));
           TFD_ASSIGN_OR_RETURN(grads, ctx.AllReduce(ReduceOp::kSum, grads));
           TFD_ASSIGN_OR_RETURN(Tensor update,
