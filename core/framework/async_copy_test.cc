@@ -121,6 +121,36 @@ TEST(AsyncCopyTest, FencesBelongToTheirDevice) {
   EXPECT_TRUE(FakeGpu::Get()->WaitForFence(ready.get()).ok());
 }
 
+// The second fake GPU has its own copy queue: strategies copy between the
+// two, and one's fence is no use to the other.
+TEST(AsyncCopyTest, TheTwoFakeGpusQueueTheirOwnCopies) {
+  FakeGpu* first = FakeGpu::Get(0);
+  FakeGpu* second = FakeGpu::Get(1);
+  ASSERT_NE(first, second);
+  EXPECT_NE(first->name(), second->name());
+  EXPECT_EQ(second->type(), DeviceType::kGPU);
+  ASSERT_TRUE(first->Synchronize().ok());
+  std::shared_ptr<DeviceFence> ready;
+  auto t = AsTensor<float>({7, 8}, {2}).CopyToAsync(second, &ready);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->device(), second);
+  EXPECT_EQ(second->pending_async_copies(), 1);
+  EXPECT_EQ(first->pending_async_copies(), 0);
+  EXPECT_EQ(first->WaitForFence(ready.get()).code(), absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE(second->WaitForFence(ready.get()).ok());
+  ExpectTensorEqual(*t, AsTensor<float>({7, 8}, {2}));
+  // Between the two, a copy goes through the host, as between real GPUs
+  // without peer access.
+  const int to_host = second->copies_to_host();
+  const int to_first = first->copies_to_device();
+  absl::StatusOr<Tensor> moved = t->CopyTo(first);
+  ASSERT_TRUE(moved.ok()) << moved.status();
+  EXPECT_EQ(moved->device(), first);
+  EXPECT_EQ(second->copies_to_host(), to_host + 1);
+  EXPECT_EQ(first->copies_to_device(), to_first + 1);
+  ExpectTensorEqual(*moved, AsTensor<float>({7, 8}, {2}));
+}
+
 TEST(AsyncCopyTest, BadInputsAreErrors) {
   std::shared_ptr<DeviceFence> ready;
   FakeGpu* gpu = FakeGpu::Get();

@@ -3,6 +3,7 @@
 // device, unless a kernel on that device or a copy is running.
 #include "core/framework/device_access.h"
 
+#include "absl/strings/str_cat.h"
 #include "core/framework/execute.h"
 #include "core/framework/fake_gpu_testutil.h"
 #include "core/framework/kernel.h"
@@ -28,7 +29,8 @@ Tensor OnFakeGpu(const std::vector<float>& values) {
 
 TEST(DeviceAccessDeathTest, HostReadOfADeviceTensorAbortsNamingTheDevice) {
   const Tensor t = OnFakeGpu({1, 2});
-  EXPECT_DEATH(static_cast<void>(t.data<float>()[0]), "in /device:GPU:9 memory");
+  EXPECT_DEATH(static_cast<void>(t.data<float>()[0]),
+               absl::StrCat("in ", FakeGpu::Get()->name(), " memory"));
   EXPECT_DEATH(static_cast<void>(t.scalar<float>()), "copy the tensor to the host first");
 }
 
@@ -50,7 +52,7 @@ TEST(DeviceAccessTest, ScopesAllowTheirDeviceAndNest) {
     EXPECT_EQ(t.data<float>()[0], 5.0f);
     {
       DeviceAccessScope other(HostDevice());  // A nested host op's scope.
-      EXPECT_DEATH(static_cast<void>(t.data<float>()[0]), "GPU:9");
+      EXPECT_DEATH(static_cast<void>(t.data<float>()[0]), FakeGpu::Get()->name());
     }
     EXPECT_EQ(t.scalar<float>(), 5.0f);
   }
@@ -59,6 +61,17 @@ TEST(DeviceAccessTest, ScopesAllowTheirDeviceAndNest) {
     EXPECT_EQ(t.data<float>()[0], 5.0f);
   }
   EXPECT_EQ(DeviceAccessScope::Current(), nullptr);
+}
+
+// A kernel on one GPU may not read another GPU's memory: on real GPUs
+// without peer access that is a fault too.
+TEST(DeviceAccessDeathTest, AScopeAllowsOnlyItsOwnDevice) {
+  ASSERT_NE(FakeGpu::Get(0), FakeGpu::Get(1));
+  absl::StatusOr<Tensor> t = test::AsTensor<float>({3}, {1}).CopyTo(FakeGpu::Get(1));
+  ASSERT_TRUE(t.ok()) << t.status();
+  DeviceAccessScope kernel(FakeGpu::Get(0));
+  EXPECT_DEATH(static_cast<void>(t->data<float>()[0]),
+               absl::StrCat("in ", FakeGpu::Get(1)->name(), " memory"));
 }
 
 // A GPU kernel that records the scope Execute ran it in, and reads its

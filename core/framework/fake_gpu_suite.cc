@@ -5,10 +5,10 @@
 //     running the CPU kernel (fake_gpu_kernels.h), so soft placement falls
 //     back to the host exactly where a GPU would;
 //   - the FakeGpu is the default device before the first test starts, and
-//     the device registry's only GPU (GPU:0, though it keeps its name
-//     /device:GPU:9), so that code that counts or lists GPUs (strategies
-//     with no devices given, TFD_DEFAULT_DEVICE=auto) finds one GPU, as on
-//     a one-GPU machine;
+//     the device registry's only GPU, GPU:0 (so named under this config),
+//     so that code that counts, lists or finds GPUs (strategies with no
+//     devices given, TFD_DEFAULT_DEVICE=auto or /device:GPU:0) finds one
+//     GPU, as on a one-GPU machine;
 //   - the build defines TFD_CHECK_DEVICE_READS, so host code reading a
 //     FakeGpu tensor's bytes outside a kernel or copy aborts, naming the
 //     device (Note [Device reads] in device_access.h).
@@ -20,15 +20,12 @@
 #include "core/device/device_registry.h"
 #include "core/framework/fake_gpu_kernels.h"
 #include "core/framework/fake_gpu_testutil.h"
+#include "core/framework/gpu_kernel_list.h"
 #include "core/framework/placement.h"
 #include "gtest/gtest.h"
 
 namespace tfd {
 namespace test {
-
-// core/kernels/cuda/gpu_kernels.txt, embedded by the BUILD's genrule.
-extern const char kGpuKernelList[];
-
 namespace {
 
 class FakeGpuSuiteEnvironment : public ::testing::Environment {

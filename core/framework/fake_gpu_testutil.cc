@@ -1,5 +1,7 @@
 #include "core/framework/fake_gpu_testutil.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/device/cpu/cpu_allocator.h"
@@ -31,11 +33,26 @@ class AsyncCopyAllocator final : public Allocator {
   FakeGpu* const gpu_;
 };
 
+// The ordinal of Get(0); Get(1) has the next one (see the header).
+#ifdef TFD_FAKE_GPU_IS_REGISTRY_GPU0
+constexpr int kFirstOrdinal = 0;
+#else
+constexpr int kFirstOrdinal = 9;
+#endif
+
 }  // namespace
 
-FakeGpu* FakeGpu::Get() {
-  static FakeGpu* const gpu = new FakeGpu();
-  return gpu;
+FakeGpu::FakeGpu(int id)
+    : Device(DeviceType::kGPU, id),
+      async_copy_allocator_(std::make_unique<AsyncCopyAllocator>(this)) {}
+
+FakeGpu* FakeGpu::Get(int index) {
+  static FakeGpu* const gpus[] = {new FakeGpu(kFirstOrdinal), new FakeGpu(kFirstOrdinal + 1)};
+  if (index < 0 || index > 1) {
+    std::fprintf(stderr, "FakeGpu::Get(%d): there are fake GPUs 0 and 1 only\n", index);
+    std::abort();
+  }
+  return gpus[index];
 }
 
 Allocator* FakeGpu::allocator() { return CpuAllocator(); }
@@ -68,10 +85,7 @@ absl::Status FakeGpu::Synchronize() {
   return absl::OkStatus();
 }
 
-Allocator* FakeGpu::async_copy_allocator() {
-  static AsyncCopyAllocator* const allocator = new AsyncCopyAllocator(this);
-  return allocator;
-}
+Allocator* FakeGpu::async_copy_allocator() { return async_copy_allocator_.get(); }
 
 absl::StatusOr<std::shared_ptr<DeviceFence>> FakeGpu::CopyHostToDeviceAsync(const void* src,
                                                                            void* dst, size_t n) {

@@ -1,5 +1,6 @@
 // FakeGpu: a GPU-typed device over host memory, for testing placement in
-// builds without CUDA. Kernels registered for DeviceType::kGPU by a test
+// builds without CUDA. There are two, so that strategies can replicate over
+// distinct GPU-typed devices and copy between them. Kernels registered for DeviceType::kGPU by a test
 // run on it and can read their inputs directly; Execute treats it as any
 // device outside host memory, so every host<->device copy goes through it
 // and is counted. Test-only.
@@ -30,9 +31,15 @@ namespace test {
 
 class FakeGpu : public Device {
  public:
-  // One per process, never deleted (devices outlive their tensors).
-  // Named "/device:GPU:9" so that it cannot be taken for a real GPU.
-  static FakeGpu* Get();
+  // Fake GPU `index` (0, the one tests use, or 1), made on first use and
+  // never deleted (devices outlive their tensors); another index aborts.
+  // Named /device:GPU:9 and /device:GPU:10, so that they cannot be taken
+  // for a real GPU where a GPU library is linked too. Under
+  // --config=fake_gpu_suite, which links none, Get() is the device
+  // registry's GPU:0 (fake_gpu_suite.cc) and is named /device:GPU:0, as
+  // that GPU is on a GPU machine; Get(1) is then /device:GPU:1, which the
+  // registry does not list.
+  static FakeGpu* Get(int index = 0);
 
   Allocator* allocator() override;
   absl::Status CopyHostToDevice(const void* src, void* dst, size_t n) override;
@@ -65,10 +72,11 @@ class FakeGpu : public Device {
     std::vector<char> bytes;  // The source as it was when queued.
   };
 
-  FakeGpu() : Device(DeviceType::kGPU, 9) {}
+  explicit FakeGpu(int id);
   // Lands the queued copies up to `seq`, in order.
   void LandThrough(int64_t seq);
 
+  const std::unique_ptr<Allocator> async_copy_allocator_;
   std::atomic<int> to_device_{0};
   std::atomic<int> to_host_{0};
   std::atomic<int> async_copies_{0};

@@ -9,15 +9,12 @@
 #include "core/framework/execute.h"
 #include "core/framework/fake_gpu_kernels.h"
 #include "core/framework/fake_gpu_testutil.h"
+#include "core/framework/gpu_kernel_list.h"
 #include "core/framework/placement.h"
 #include "core/framework/tensor_testutil.h"
 #include "gtest/gtest.h"
 
 namespace tfd {
-namespace test {
-extern const char kGpuKernelList[];  // //core/framework:gpu_kernel_list_cc
-}  // namespace test
-
 namespace {
 
 using test::FakeGpu;
