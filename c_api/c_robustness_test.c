@@ -78,6 +78,7 @@ int main(int argc, char** argv) {
   int failed = StatusAndTensorCases();
   failed += OptionsCases();
   failed += DeviceCases();
+  failed += PolicyCases();
   failed += ClusterCases();
   failed += DatasetCases();
   failed += ModelCases();

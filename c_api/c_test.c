@@ -115,8 +115,8 @@ int main(void) {
 
   /* Versions. */
   EXPECT(strncmp(TF_Version(), "2.", 2) == 0);
-  EXPECT(strcmp(TFD_Version(), "0.5.0") == 0);
-  EXPECT(TFD_API_VERSION == 500);
+  EXPECT(strcmp(TFD_Version(), "0.6.0") == 0);
+  EXPECT(TFD_API_VERSION == 600);
 
   if (failures == 0) printf("c_test: all checks passed\n");
   return failures == 0 ? 0 : 1;

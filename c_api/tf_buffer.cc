@@ -39,8 +39,8 @@ TF_Buffer TF_GetBuffer(TF_Buffer* buffer) {
   return buffer == nullptr ? TF_Buffer{nullptr, 0, nullptr} : *buffer;
 }
 
-const char* TF_Version(void) { return "2.21.0+tfd.0.5.0"; }
+const char* TF_Version(void) { return "2.21.0+tfd.0.6.0"; }
 
-const char* TFD_Version(void) { return "0.5.0"; }
+const char* TFD_Version(void) { return "0.6.0"; }
 
 }  // extern "C"

@@ -5,6 +5,7 @@
  *   tfd/strategy.h  distribution strategies by name (TFD_Strategy)
  *   tfd/dataset.h   input pipelines (TFD_Dataset)
  *   tfd/iterator.h  a pass over a dataset, an element at a time
+ *   tfd/mixed_precision.h  dtype policies (mixed_float16, ...) and loss scale
  *   tfd/model.h     models: build, compile, train, predict (TFD_Model)
  *   tfd/saving.h    checkpoints and SavedModel export
  *   tfd/server.h    the ps and worker tasks of parameter-server jobs
@@ -25,6 +26,7 @@
 #include "tfd/dataset.h"
 #include "tfd/device.h"
 #include "tfd/iterator.h"
+#include "tfd/mixed_precision.h"
 #include "tfd/model.h"
 #include "tfd/options.h"
 #include "tfd/saving.h"
@@ -37,9 +39,9 @@ extern "C" {
 
 /* The API version this header describes, as major * 10000 + minor * 100 +
  * patch. Compare with TFD_Version() at run time. */
-#define TFD_API_VERSION 500
+#define TFD_API_VERSION 600
 
-/* The library's semantic version, "0.5.0". */
+/* The library's semantic version, "0.6.0". */
 TF_CAPI_EXPORT extern const char* TFD_Version(void);
 
 #ifdef __cplusplus

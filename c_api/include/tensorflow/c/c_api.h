@@ -128,7 +128,7 @@ TF_CAPI_EXPORT extern void TF_CloseSession(TF_Session* session, TF_Status* statu
 TF_CAPI_EXPORT extern void TF_DeleteSession(TF_Session* session, TF_Status* status);
 
 /* The TensorFlow C API version this library implements, with tfd's own
- * version as semver build metadata: "2.21.0+tfd.0.5.0". */
+ * version as semver build metadata: "2.21.0+tfd.0.6.0". */
 TF_CAPI_EXPORT extern const char* TF_Version(void);
 
 #ifdef __cplusplus
