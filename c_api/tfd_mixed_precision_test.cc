@@ -69,7 +69,7 @@ TFD_Model* Mlp(bool float32_output, Status& s) {
   return m;
 }
 
-void CompileSgd(TFD_Model* m, Status& s) {
+void CompilePlainSgd(TFD_Model* m, Status& s) {
   TFD_Options* opt = TFD_NewOptions();
   TFD_OptionsSetDouble(opt, "learning_rate", 0.1, s);
   TFD_Options* loss = TFD_NewOptions();
@@ -231,7 +231,7 @@ TEST_F(MixedPrecisionTest, MixedBfloat16KeepsFloat32VariablesAndTrains) {
     EXPECT_EQ(w->dtype(), tfd::DT_FLOAT) << w->name();
   }
 
-  CompileSgd(m, s);
+  CompilePlainSgd(m, s);
   ASSERT_TF_OK(s);
   // bfloat16 needs no loss scaling.
   TFD_ModelLossScale(m, s);
@@ -264,7 +264,7 @@ TEST_F(MixedPrecisionTest, MixedFloat16CompileAddsDynamicLossScale) {
   ASSERT_TF_OK(s);
   EXPECT_STREQ(TFD_ModelDtypePolicy(m, s), "mixed_float16");
   EXPECT_EQ(LayerNamed(m, "hidden")->compute_dtype(), tfd::DT_HALF);
-  CompileSgd(m, s);
+  CompilePlainSgd(m, s);
   ASSERT_TF_OK(s);
   EXPECT_EQ(TFD_ModelLossScale(m, s), 32768.0f);
   EXPECT_EQ(TFD_ModelLossScaleGoodSteps(m, s), 0);
