@@ -5,16 +5,17 @@ import (
 	"testing"
 )
 
-// mixedMLP is 4 -> Dense(16, relu) -> Dense(3, dtype float32, as Keras
-// advises for mixed models), compiled with SGD, under the global policy.
+// mixedMLP is 4 -> Dense(16, relu) -> Dense(3) -> a float32 linear
+// Activation (Keras's advice for mixed models), compiled with SGD, under
+// the global policy.
 func mixedMLP(t *testing.T) *Model {
 	t.Helper()
 	m, err := NewSequential(nil, "mixed")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Add(Input(Float, 4), Dense(16, "relu", nil),
-		Dense(3, "", Options{"dtype": "float32"})); err != nil {
+	if err := m.Add(Input(Float, 4), Dense(16, "relu", nil), Dense(3, "", nil),
+		ActivationWithOptions("linear", Options{"dtype": "float32"})); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.Compile("sgd", Options{"learning_rate": 0.1}, "sparse_categorical_crossentropy",
@@ -50,6 +51,15 @@ func TestGlobalPolicyIsReadWhenTheModelIsMade(t *testing.T) {
 	x, y := trainingData(t)
 	defer x.Close()
 	defer y.Close()
+	// The float32 Activation's output.
+	out, err := m.Predict(x, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.DataType() != Float {
+		t.Errorf("Predict's dtype = %v, want Float (the last layer's float32)", out.DataType())
+	}
+	out.Close()
 	first, err := m.TrainStep(x, y)
 	if err != nil {
 		t.Fatal(err)

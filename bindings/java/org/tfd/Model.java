@@ -348,7 +348,7 @@ public final class Model implements AutoCloseable {
 
   static native void addDropout(long model, double rate, String[] keys, Object[] values);
 
-  static native void addActivation(long model, String activation);
+  static native void addActivation(long model, String activation, String[] keys, Object[] values);
 
   static native void addBatchNormalization(long model, String[] keys, Object[] values);
 

@@ -34,13 +34,15 @@ class MixedPrecisionTest {
     return Tensor.create(y);
   }
 
-  // 4 -> Dense(16, relu) -> Dense(3, dtype float32 as Keras advises), compiled with SGD.
+  // 4 -> Dense(16, relu) -> Dense(3) -> a float32 linear Activation (Keras's
+  // advice for mixed models), compiled with SGD.
   private static Model mlp() {
     Model model = Model.sequential(null, "mlp");
     model
         .add(Layers.input(DataType.FLOAT, 4))
         .add(Layers.dense(16, "relu"))
-        .add(Layers.dense(3, null, Options.create().set("dtype", "float32")));
+        .add(Layers.dense(3, null))
+        .add(Layers.activation("linear", Options.create().set("dtype", "float32")));
     model.compile(
         "sgd",
         Options.create().set("learning_rate", 0.1),
@@ -61,7 +63,9 @@ class MixedPrecisionTest {
       // bfloat16 needs no loss scaling.
       assertThrows(FailedPreconditionException.class, model::lossScale);
       try (Tensor x = features(1f);
-          Tensor y = labels()) {
+          Tensor y = labels();
+          Tensor out = model.predict(x)) {
+        assertEquals(DataType.FLOAT, out.dataType()); // the float32 Activation's output
         float first = model.trainStep(x, y);
         float last = first;
         for (int step = 0; step < 40; step++) {
