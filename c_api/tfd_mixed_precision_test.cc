@@ -314,6 +314,49 @@ TEST_F(MixedPrecisionTest, MixedFloat16CompileAddsDynamicLossScale) {
   TFD_DeleteModel(m);
 }
 
+// Under MirroredStrategy(2) every replica sees the same summed gradients,
+// so all skip the overflowing step together and the copies of the scale
+// and of the weights stay identical.
+TEST_F(MixedPrecisionTest, MirroredReplicasShareTheLossScale) {
+  Status s;
+  TFD_Strategy* mirrored = tfd::capi::testing::Mirrored(2, s);
+  ASSERT_TF_OK(s);
+  TFD_SetGlobalPolicy("mixed_float16", s);
+  TFD_Model* m = TFD_NewSequential(mirrored, nullptr, s);
+  TFD_DeleteStrategy(mirrored);
+  const int64_t features = 4;
+  TFD_AddInput(m, &features, 1, TF_FLOAT, s);
+  TFD_AddDense(m, 8, "relu", nullptr, s);
+  TFD_Options* o = NameAndDtype("out", "float32", s);
+  TFD_AddDense(m, 3, nullptr, o, s);
+  TFD_DeleteOptions(o);
+  CompilePlainSgd(m, s);
+  ASSERT_TF_OK(s);
+  TF_Tensor *x, *y;
+  MakeBatch(8, 2, &x, &y);
+  TFD_ModelTrainStep(m, x, y, s);
+  ASSERT_TF_OK(s);
+  // Only the second replica's half of the batch overflows: the summed
+  // gradients are non-finite, so both replicas skip the step.
+  std::vector<float> half_huge(8 * 4, 0.5f);
+  for (int i = 16; i < 32; ++i) half_huge[i] = 1e6f;
+  TF_Tensor* overflow = FloatTensor({8, 4}, half_huge);
+  const std::vector<std::vector<float>> before = WeightValues(m);
+  TFD_ModelTrainStep(m, overflow, y, s);
+  ASSERT_TF_OK(s);
+  EXPECT_EQ(TFD_ModelLossScale(m, s), 16384.0f);
+  EXPECT_EQ(TFD_ModelLossScaleGoodSteps(m, s), 0);
+  EXPECT_EQ(WeightValues(m), before);
+  for (const auto& w : m->model->weights()) {
+    ASSERT_EQ(w->num_components(), 2);
+    EXPECT_EQ(Values(w->component(0).Peek()), Values(w->component(1).Peek())) << w->name();
+  }
+  TF_DeleteTensor(overflow);
+  TF_DeleteTensor(x);
+  TF_DeleteTensor(y);
+  TFD_DeleteModel(m);
+}
+
 // tf-keras 2.21's model.to_json() of a mixed_float16 model: its layers keep
 // their policies whatever the global one; the model's own policy is the
 // global one when it is read, and only that decides the loss scaling, as
