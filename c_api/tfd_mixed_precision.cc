@@ -66,7 +66,7 @@ const char* TFD_GlobalPolicy(void) {
   try {
     return tfd::capi::InternedName(tfd::nn::GlobalPolicy().name());
   } catch (...) {
-    return "float32";  // Only out of memory gets here; the default is a fair answer.
+    return nullptr;  // Out of memory for a new name: the header's one NULL case.
   }
 }
 

@@ -29,7 +29,8 @@ func SetGlobalPolicy(name string) error {
 	return s.err()
 }
 
-// GlobalPolicy is the global policy's name (Keras's global_policy().name).
+// GlobalPolicy is the global policy's name (Keras's global_policy().name);
+// empty only when the library ran out of memory.
 func GlobalPolicy() string { return C.GoString(C.TFD_GlobalPolicy()) }
 
 // DtypePolicy is the model's own policy (Keras's model.dtype_policy.name):

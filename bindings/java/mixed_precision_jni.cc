@@ -28,7 +28,12 @@ JNIEXPORT void JNICALL Java_org_tfd_MixedPrecision_nativeSetGlobalPolicy(JNIEnv*
 }
 
 JNIEXPORT jstring JNICALL Java_org_tfd_MixedPrecision_nativeGlobalPolicy(JNIEnv* env, jclass) {
-  return env->NewStringUTF(TFD_GlobalPolicy());
+  const char* name = TFD_GlobalPolicy();
+  if (name == nullptr) {
+    tfd::jni::ThrowException(env, TF_RESOURCE_EXHAUSTED, "TFD_GlobalPolicy: out of memory");
+    return nullptr;
+  }
+  return env->NewStringUTF(name);
 }
 
 JNIEXPORT jfloat JNICALL Java_org_tfd_MixedPrecision_lossScale(JNIEnv* env, jclass,

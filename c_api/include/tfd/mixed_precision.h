@@ -55,7 +55,8 @@ extern "C" {
 TF_CAPI_EXPORT extern void TFD_SetGlobalPolicy(const char* name, TF_Status* status);
 
 /* The global policy's name (tf.keras.mixed_precision.global_policy().name).
- * The string is static: valid for the life of the process, not freed. */
+ * The string is static: valid for the life of the process, not freed. NULL
+ * only when there was no memory to keep a name not seen before. */
 TF_CAPI_EXPORT extern const char* TFD_GlobalPolicy(void);
 
 /* The current loss scale of the model's LossScaleOptimizer (Keras's
