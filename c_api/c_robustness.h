@@ -43,6 +43,7 @@ int StatusAndTensorCases(void);    /* c_robustness_tensors.c */
 int OptionsCases(void);            /* c_robustness_tensors.c */
 int DeviceCases(void);             /* c_robustness_device.c */
 int DeterminismCases(void);        /* c_robustness_determinism.c */
+int PolicyCases(void);             /* c_robustness_policy.c */
 int ClusterCases(void);            /* c_robustness_cluster.c */
 int DatasetCases(void);            /* c_robustness_data.c */
 int ModelCases(void);              /* c_robustness_model.c */

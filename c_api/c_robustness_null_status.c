@@ -68,6 +68,10 @@ static void Models(void) {
   EXPECT(TFD_ModelMetricName(NULL, 0, NULL) == NULL);
   EXPECT(TFD_ModelMetricValue(NULL, 0, NULL) == 0.0f);
   TFD_ModelResetMetrics(NULL, NULL);
+  EXPECT(TFD_ModelLossScale(NULL, NULL) == 0.0f);
+  EXPECT(TFD_ModelLossScaleGoodSteps(NULL, NULL) == 0);
+  EXPECT(TFD_ModelDtypePolicy(NULL, NULL) == NULL);
+  TFD_SetGlobalPolicy("bogus", NULL);
   TFD_ModelFit(NULL, NULL, 1, NULL, NULL, NULL);
   TFD_ModelFitWithOptions(NULL, NULL, NULL, NULL, NULL, NULL, NULL);
   EXPECT(TFD_ModelEvaluate(NULL, NULL, NULL, 1, NULL) == 0);

@@ -79,6 +79,7 @@ int main(int argc, char** argv) {
   failed += OptionsCases();
   failed += DeviceCases();
   failed += DeterminismCases();
+  failed += PolicyCases();
   failed += ClusterCases();
   failed += DatasetCases();
   failed += ModelCases();

@@ -149,11 +149,21 @@ func Dropout(rate float64, options Options) Layer {
 }
 
 // Activation applies a Keras activation by name.
-func Activation(activation string) Layer {
+func Activation(activation string) Layer { return ActivationWithOptions(activation, nil) }
+
+// ActivationWithOptions is Activation with Keras's other arguments ("name",
+// "dtype"): mixed-precision models end in
+// ActivationWithOptions("softmax", Options{"dtype": "float32"}), as Keras
+// advises.
+func ActivationWithOptions(activation string, options Options) Layer {
 	return Layer{"Activation", func(m *C.TFD_Model, s *status) error {
 		act := C.CString(activation)
 		defer C.free(unsafe.Pointer(act))
-		C.TFD_AddActivation(m, act, nil, s.c)
+		if err := withOptions(options, func(o *C.TFD_Options) {
+			C.TFD_AddActivation(m, act, o, s.c)
+		}); err != nil {
+			return err
+		}
 		return s.err()
 	}}
 }

@@ -281,9 +281,12 @@ JNIEXPORT void JNICALL Java_org_tfd_Model_addDropout(JNIEnv* env, jclass, jlong 
 }
 
 JNIEXPORT void JNICALL Java_org_tfd_Model_addActivation(JNIEnv* env, jclass, jlong model,
-                                                        jstring activation) {
-  CallWithString(env, activation, "activation", [&](const char* act, TF_Status* status) {
-    TFD_AddActivation(FromHandle(model), act, nullptr, status);
+                                                        jstring activation, jobjectArray keys,
+                                                        jobjectArray values) {
+  std::string act;
+  if (!tfd::jni::ToString(env, activation, "activation", &act)) return;
+  CallWithOptions(env, keys, values, [&](const TFD_Options* options, TF_Status* status) {
+    TFD_AddActivation(FromHandle(model), act.c_str(), options, status);
   });
 }
 

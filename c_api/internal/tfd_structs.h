@@ -40,6 +40,9 @@ namespace capi {
 // the shapes of the first batch, as Keras does, so they are made on first
 // use (`metrics` empty until then).
 struct CompiledState {
+  // The optimizer named in TFD_ModelCompile. Training runs the model's
+  // (Model::optimizer()): this one, or under mixed_float16 a
+  // LossScaleOptimizer around it.
   std::shared_ptr<nn::Optimizer> optimizer;
   std::unique_ptr<nn::Loss> loss;  // Reduction::kNone: the loop scales it.
   std::vector<std::string> metric_names;

@@ -137,13 +137,17 @@ absl::StatusOr<double> TrainStep(TFD_Model& model, const Tensor& x, const Tensor
   TFD_RETURN_IF_ERROR(EnsureMetrics(model, *compiled, x, y));
   const int64_t global_batch = x.dim(0);
   nn::Model& net = *model.model;
+  // The optimizer Model::Compile kept: under mixed_float16 a
+  // LossScaleOptimizer around compiled->optimizer, whose Minimize scales
+  // the loss and skips non-finite steps, as in Fit.
+  nn::Optimizer& optimizer = *net.optimizer();
   return RunOnReplicas(model, x, y, [&](const Tensor& xs, const Tensor& ys) -> absl::StatusOr<Tensor> {
     const std::vector<nn::Weight> trainable = net.TrainableVariables();
     GradientTape tape;
     TFD_ASSIGN_OR_RETURN(Tensor y_pred, net.Call(xs, /*training=*/true));
     TFD_ASSIGN_OR_RETURN(Tensor per_example, compiled->loss->Call(ys, y_pred));
     TFD_ASSIGN_OR_RETURN(Tensor loss, nn::ComputeAverageLoss(per_example, global_batch));
-    TFD_RETURN_IF_ERROR(compiled->optimizer->Minimize(loss, trainable, tape));
+    TFD_RETURN_IF_ERROR(optimizer.Minimize(loss, trainable, tape));
     TFD_RETURN_IF_ERROR(UpdateMetrics(*compiled, ys, y_pred));
     return loss;
   });

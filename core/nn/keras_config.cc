@@ -3,6 +3,7 @@
 #include <cmath>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/framework/status.h"
@@ -53,7 +54,16 @@ absl::StatusOr<LayerOptions> KerasConfig::Common() {
   if (const JsonValue* dtype = Take("dtype")) {
     if (dtype->is_object()) {
       // A mixed-precision policy: {"class_name": "Policy", "config":
-      // {"name": "mixed_float16"}}.
+      // {"name": "mixed_float16"}} (tf-keras), or Keras 3's "DTypePolicy"
+      // (earlier "FloatDTypePolicy") with the same config.
+      const JsonValue* policy_class = dtype->Find("class_name");
+      if (policy_class != nullptr && policy_class->is_string() &&
+          policy_class->text() != "Policy" && policy_class->text() != "DTypePolicy" &&
+          policy_class->text() != "FloatDTypePolicy") {
+        return Error(absl::StatusCode::kUnimplemented,
+                     absl::StrCat("\"dtype\" policy class ", policy_class->text(),
+                                  " is not supported (Policy and DTypePolicy are)"));
+      }
       const JsonValue* policy = dtype->Find("config");
       const JsonValue* policy_name = policy == nullptr ? nullptr : policy->Find("name");
       if (policy_name == nullptr || !policy_name->is_string()) {
@@ -63,9 +73,21 @@ absl::StatusOr<LayerOptions> KerasConfig::Common() {
       absl::StatusOr<DTypePolicy> parsed = DTypePolicy::FromName(policy_name->text());
       if (!parsed.ok()) return Error(parsed.status().code(), parsed.status().message());
       options.policy = *parsed;
+    } else if (dtype->is_string() && absl::StartsWith(dtype->text(), "mixed_")) {
+      // Keras layers take a policy name where they take a dtype:
+      // Dense(10, dtype="mixed_float16"). Names that are no policy get
+      // Keras's message, which names the valid ones.
+      absl::StatusOr<DTypePolicy> parsed = DTypePolicy::FromName(dtype->text());
+      if (!parsed.ok()) return Error(absl::StatusCode::kInvalidArgument, parsed.status().message());
+      options.policy = *parsed;
     } else if (dtype->is_string()) {
       absl::StatusOr<DataType> parsed = KerasDtype(dtype->text());
-      if (!parsed.ok()) return Error(absl::StatusCode::kUnimplemented, parsed.status().message());
+      if (!parsed.ok()) {
+        return Error(absl::StatusCode::kUnimplemented,
+                     absl::StrCat(parsed.status().message(),
+                                  "; a layer's dtype is a dtype name such as 'float32' or a "
+                                  "policy name, 'mixed_float16' or 'mixed_bfloat16'"));
+      }
       options.dtype = *parsed;
     } else {
       return Error(absl::StatusCode::kInvalidArgument,

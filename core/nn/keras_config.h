@@ -43,7 +43,8 @@ class KerasConfig {
   const std::string& name() const { return name_; }
 
   // The arguments every layer takes: name, trainable, dtype (a dtype name,
-  // or a Policy object such as mixed_float16) and batch_input_shape
+  // a policy name such as "mixed_float16", or a policy object: tf-keras's
+  // "Policy" or Keras 3's "DTypePolicy") and batch_input_shape
   // (becomes input_shape without its batch dimension).
   absl::StatusOr<LayerOptions> Common();
 

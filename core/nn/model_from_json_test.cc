@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_replace.h"
@@ -192,6 +193,39 @@ TEST(ModelFromJsonTest, MixedPrecisionPolicyIsKept) {
                                "{\"name\": \"mixed_int8\"}}, \"units\": 128");
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("Dense 'dense'"));
+}
+
+// Keras layers take a policy name where they take a dtype
+// (Dense(128, dtype="mixed_bfloat16")), and Keras 3 writes the policy object
+// as "DTypePolicy"; other policy classes are UNIMPLEMENTED, naming them.
+TEST(ModelFromJsonTest, PolicyNamesAndKeras3PolicyObjects) {
+  const std::string mlp = ReadTestdata("fashion_mnist_mlp.json");
+  const std::string hidden = "\"dtype\": \"float32\", \"units\": 128";
+  for (const auto& [dtype, policy] : std::vector<std::pair<std::string, std::string>>{
+           {"\"mixed_bfloat16\"", "mixed_bfloat16"},
+           {"{\"module\": \"keras\", \"class_name\": \"DTypePolicy\", \"config\": "
+            "{\"name\": \"mixed_float16\"}, \"registered_name\": null}",
+            "mixed_float16"},
+           {"\"float16\"", "float16"}}) {
+    SCOPED_TRACE(dtype);
+    absl::StatusOr<std::shared_ptr<Model>> model =
+        ModelFromJson(absl::StrReplaceAll(mlp, {{hidden, "\"dtype\": " + dtype + ", \"units\": 128"}}));
+    ASSERT_TRUE(model.ok()) << model.status();
+    absl::StatusOr<std::shared_ptr<Layer>> dense = (*model)->GetLayer("dense");
+    ASSERT_TRUE(dense.ok());
+    EXPECT_EQ((*dense)->dtype_policy().name(), policy);
+  }
+  absl::Status s = FromMlpWith(hidden, "\"dtype\": \"mixed_float8\", \"units\": 128");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("Valid policies include 'mixed_float16', 'mixed_bfloat16'"));
+  s = FromMlpWith(hidden, "\"dtype\": \"float12\", \"units\": 128");
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(s.message(), HasSubstr("a policy name, 'mixed_float16' or 'mixed_bfloat16'"));
+  s = FromMlpWith(hidden,
+                  "\"dtype\": {\"class_name\": \"QuantizedDTypePolicy\", \"config\": "
+                  "{\"name\": \"int8_from_float32\"}}, \"units\": 128");
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(s.message(), HasSubstr("QuantizedDTypePolicy"));
 }
 
 TEST(ModelFromJsonTest, MalformedValuesAreInvalidArguments) {

@@ -89,6 +89,38 @@ else
   check "mixed_float16" "$out" "^Dtype policy: mixed_float16 (compute float16, variables float32)$"
   check "mixed_float16" "$out" "^test_loss: [0-9.]* - test_accuracy: [0-9.]*$"
 fi
+# --model_json under --policy: tf-keras's Fashion-MNIST MLP with its hidden
+# Dense made mixed_float16 in the JSON. With --policy=mixed_float16 the
+# model is mixed_float16 (loss scaling on) and the logits keep the float32
+# their JSON names; without it the model is float32 and the run warns that
+# the float16 layer trains without loss scaling.
+json="$TEST_TMPDIR/mixed_mlp.json"
+sed 's/"dtype": "float32", "units": 128/"dtype": {"module": "keras.mixed_precision", "class_name": "Policy", "config": {"name": "mixed_float16"}, "registered_name": null}, "units": 128/' \
+  "${TEST_SRCDIR}/${TEST_WORKSPACE}/core/nn/testdata/fashion_mnist_mlp.json" >"$json"
+check "mixed JSON" "$json" '"name": "mixed_float16"'
+out="$TEST_TMPDIR/out_json_mixed_float16"
+if ! "$TFD" train --data_dir="$DATA" --devices=cpu --policy=mixed_float16 --model_json="$json" \
+    --epochs=1 --batch_size=32 >"$out" 2>&1; then
+  echo "FAIL: tfd train --policy=mixed_float16 --model_json exited with an error:"; cat "$out"
+  failures=$((failures + 1))
+else
+  check "JSON mixed_float16" "$out" "^Dtype policy: mixed_float16 (compute float16, variables float32)$"
+  check "JSON mixed_float16" "$out" "^Layers with their own dtype policy: .*dense_1 (float32)"
+  check "JSON mixed_float16" "$out" "^test_loss: [0-9.]* - test_accuracy: [0-9.]*$"
+  if grep -q "^Warning: layers compute in float16" "$out"; then
+    echo "FAIL: JSON mixed_float16: warns of missing loss scaling:"; cat "$out"
+    failures=$((failures + 1))
+  fi
+fi
+out="$TEST_TMPDIR/out_json_float32"
+if ! "$TFD" train --data_dir="$DATA" --devices=cpu --model_json="$json" --epochs=1 \
+    --batch_size=32 >"$out" 2>&1; then
+  echo "FAIL: tfd train --model_json (mixed_float16 layers) exited with an error:"; cat "$out"
+  failures=$((failures + 1))
+else
+  check "JSON float32" "$out" "^Dtype policy: float32 (compute float32, variables float32)$"
+  check "JSON float32" "$out" "^Warning: layers compute in float16 but the model's policy is float32"
+fi
 out="$TEST_TMPDIR/out_bad_policy"
 if "$TFD" train --data_dir=/nonexistent --policy=float16 >"$out" 2>&1; then
   echo "FAIL: tfd train --policy=float16 succeeded"; failures=$((failures + 1))

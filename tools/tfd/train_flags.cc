@@ -184,13 +184,6 @@ absl::StatusOr<TrainFlags> ParseTrainFlags(const std::vector<std::string>& args)
   if (model_given && !flags.model_json.empty()) {
     return InvalidArgument("give --model or --model_json, not both");
   }
-  // A Keras model.to_json() names each layer's dtype policy, so a global
-  // policy would change nothing there, as in Keras: say so instead.
-  if (!flags.model_json.empty() && flags.policy != defaults.policy) {
-    return InvalidArgument("--policy=", flags.policy,
-                           " does not apply to --model_json: its layers name their own dtype "
-                           "policies");
-  }
   if (flags.strategy == "one_device" && flags.replicas != 1) {
     return InvalidArgument("--strategy=one_device runs one replica, got --replicas=",
                            flags.replicas);
@@ -252,7 +245,9 @@ std::string TrainUsage() {
       "                    with --devices=auto, N > 1 is refused: give --devices=cpu\n",
       "  --policy=", absl::StrJoin(Policies(), "|"), "  Keras's global dtype policy\n",
       "                    for the model (default ", d.policy, "); mixed_float16 adds loss\n",
-      "                    scaling (a LossScaleOptimizer), as Keras's compile() does\n",
+      "                    scaling (a LossScaleOptimizer), as Keras's compile() does. With\n",
+      "                    --model_json the layers keep the dtype their JSON names; the\n",
+      "                    model (so its loss scaling) and layers naming none take --policy\n",
       "  --epochs=E        (default ", d.epochs, ")\n",
       "  --batch_size=B    global batch size (default ", d.batch_size, ")\n",
       "  --seed=S          weights and shuffling (default ", d.seed, ")\n",

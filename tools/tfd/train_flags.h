@@ -38,7 +38,10 @@ struct TrainFlags {
   // (tf.keras.mixed_precision.set_global_policy): float32 | mixed_float16
   // | mixed_bfloat16. The mixed policies compute in 16 bits and keep
   // float32 weights; mixed_float16 also scales the loss (Compile wraps the
-  // optimizer in a LossScaleOptimizer, as Keras's compile() does).
+  // optimizer in a LossScaleOptimizer, as Keras's compile() does). A
+  // --model_json model is read under it, as set_global_policy before
+  // model_from_json: layers whose JSON names a dtype keep it, the model's
+  // own policy (which decides the loss scaling) is this one.
   std::string policy = "float32";
   int epochs = 1;
   int64_t batch_size = 64;                // the GLOBAL batch, split between replicas

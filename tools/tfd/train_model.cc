@@ -67,11 +67,14 @@ absl::Status ShapeImagesFor(const nn::Model& model, FashionMnistSplit* split) {
 }
 
 absl::StatusOr<std::shared_ptr<nn::Model>> MakeTrainModel(const TrainFlags& flags) {
+  // Keras's set_global_policy before the model is built; scoped, so that
+  // nothing built later in the process inherits it. A model read from JSON
+  // takes it as Keras's model_from_json does: layers whose config names a
+  // dtype keep theirs, the model itself (whose policy decides Compile's
+  // loss scaling) and layers naming none take this one.
+  TFD_ASSIGN_OR_RETURN(nn::DTypePolicy policy, nn::DTypePolicy::FromName(flags.policy));
+  nn::ScopedGlobalPolicy scope(policy);
   if (flags.model_json.empty()) {
-    // Keras's set_global_policy before the model is built; scoped, so that
-    // nothing built later in the process inherits it.
-    TFD_ASSIGN_OR_RETURN(nn::DTypePolicy policy, nn::DTypePolicy::FromName(flags.policy));
-    nn::ScopedGlobalPolicy scope(policy);
     TFD_ASSIGN_OR_RETURN(std::shared_ptr<nn::Sequential> model, MakeFashionModel(flags.model));
     return std::shared_ptr<nn::Model>(std::move(model));
   }

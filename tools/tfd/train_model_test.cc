@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_replace.h"
 #include "core/io/file.h"
@@ -56,6 +57,38 @@ TEST(TrainModelTest, FashionModelsTakeThePolicy) {
   EXPECT_EQ((*half)->dtype_policy().name(), "mixed_float16");
   flags.policy = "mixed_int8";
   EXPECT_EQ(MakeTrainModel(flags).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// A JSON model is read under --policy, as Keras's set_global_policy before
+// model_from_json: its layers keep the dtype their JSON names, the model
+// takes the policy (and with it Compile's loss scaling).
+TEST(TrainModelTest, JsonLayersKeepTheirPoliciesUnderThePolicy) {
+  auto json = io::ReadFileToString(kKerasMlp);
+  ASSERT_TRUE(json.ok()) << json.status();
+  // The hidden Dense computes in float16, the logits stay float32.
+  const std::string mixed = absl::StrReplaceAll(
+      *json, {{"\"dtype\": \"float32\", \"units\": 128",
+               "\"dtype\": {\"module\": \"keras.mixed_precision\", \"class_name\": \"Policy\", "
+               "\"config\": {\"name\": \"mixed_float16\"}, \"registered_name\": null}, "
+               "\"units\": 128"}});
+  ASSERT_NE(mixed, *json);
+  const std::string path = TempPath("mixed_mlp.json");
+  std::ofstream(path) << mixed;
+  TrainFlags flags = JsonFlags(path);
+  flags.policy = "mixed_float16";
+  auto model = MakeTrainModel(flags);
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_EQ((*model)->dtype_policy().name(), "mixed_float16");
+  std::vector<std::string> policies;
+  for (const auto& layer : (*model)->layers()) policies.push_back(layer->dtype_policy().name());
+  EXPECT_THAT(policies, ElementsAre("float32", "mixed_float16", "float32"));
+  EXPECT_EQ(nn::GlobalPolicy().name(), "float32");
+  // The default: float32 for the model, the JSON's policies for the layers.
+  flags.policy = "float32";
+  model = MakeTrainModel(flags);
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_EQ((*model)->dtype_policy().name(), "float32");
+  EXPECT_EQ((*model)->layers()[1]->dtype_policy().name(), "mixed_float16");
 }
 
 TEST(TrainModelTest, KerasJsonModelAndItsImages) {

@@ -5,7 +5,11 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/data/distributed_dataset.h"
 #include "core/distribute/worker_write_location.h"
 #include "core/framework/status.h"
@@ -223,11 +227,32 @@ absl::Status TrainWithCustomLoop(const TrainFlags& flags, distribute::Strategy& 
 }
 
 // "Dtype policy: mixed_bfloat16 (compute bfloat16, variables float32)":
-// what --policy (or the model's JSON) made of the model.
-void PrintDtypePolicy(const nn::DTypePolicy& policy, std::FILE* out) {
+// what --policy made of the model; then the layers whose policy differs
+// (the float32 output layer, the policies a --model_json names), and a
+// warning when layers compute in float16 without the loss scaling that
+// only a mixed_float16 model gets.
+void PrintDtypePolicy(const nn::Model& model, std::FILE* out) {
+  const nn::DTypePolicy& policy = model.dtype_policy();
   std::fprintf(out, "Dtype policy: %s (compute %s, variables %s)\n", policy.name().c_str(),
                DataTypeName(policy.compute_dtype()).c_str(),
                DataTypeName(policy.variable_dtype()).c_str());
+  std::vector<std::string> own;
+  bool float16 = false;
+  for (const auto& layer : model.layers()) {
+    if (layer->dtype_policy() != policy) {
+      own.push_back(absl::StrCat(layer->name(), " (", layer->dtype_policy().name(), ")"));
+    }
+    float16 = float16 || layer->compute_dtype() == DT_HALF;
+  }
+  if (!own.empty()) {
+    std::fprintf(out, "Layers with their own dtype policy: %s\n", absl::StrJoin(own, ", ").c_str());
+  }
+  if (float16 && policy.name() != "mixed_float16") {
+    std::fprintf(out,
+                 "Warning: layers compute in float16 but the model's policy is %s, so there is "
+                 "no loss scaling; --policy=mixed_float16 adds it\n",
+                 policy.name().c_str());
+  }
 }
 
 }  // namespace
@@ -275,7 +300,7 @@ absl::Status TrainUnderStrategy(const TrainFlags& flags, distribute::Strategy& s
   TFD_RETURN_IF_ERROR(model->Summary([out](const std::string& line) {
     std::fprintf(out, "%s\n", line.c_str());
   }));
-  PrintDtypePolicy(model->dtype_policy(), out);
+  PrintDtypePolicy(*model, out);
   std::fflush(out);
 
   TFD_RETURN_IF_ERROR(ShapeImagesFor(*model, &train));

@@ -6,6 +6,7 @@
  *   tfd/strategy.h  distribution strategies by name (TFD_Strategy)
  *   tfd/dataset.h   input pipelines (TFD_Dataset)
  *   tfd/iterator.h  a pass over a dataset, an element at a time
+ *   tfd/mixed_precision.h  dtype policies (mixed_float16, ...) and loss scale
  *   tfd/model.h     models: build, compile, train, predict (TFD_Model)
  *   tfd/saving.h    checkpoints and SavedModel export
  *   tfd/server.h    the ps and worker tasks of parameter-server jobs
@@ -27,6 +28,7 @@
 #include "tfd/determinism.h"
 #include "tfd/device.h"
 #include "tfd/iterator.h"
+#include "tfd/mixed_precision.h"
 #include "tfd/model.h"
 #include "tfd/options.h"
 #include "tfd/saving.h"

@@ -127,7 +127,10 @@ TF_CAPI_EXPORT extern TF_Buffer* TFD_ModelSummary(TFD_Model* model, TF_Status* s
  * Metrics: "accuracy" (resolved from the loss as Keras does),
  * "sparse_categorical_accuracy", "categorical_accuracy",
  * "sparse_top_k_categorical_accuracy"; may be NULL with 0.
- * Compiling again replaces the optimizer (its state too) and metrics. */
+ * Compiling again replaces the optimizer (its state too) and metrics.
+ * When the model's dtype policy is mixed_float16 (tfd/mixed_precision.h)
+ * the optimizer is wrapped in Keras's dynamic LossScaleOptimizer, as
+ * Keras's compile() does, for TFD_ModelTrainStep and TFD_ModelFit alike. */
 TF_CAPI_EXPORT extern void TFD_ModelCompile(TFD_Model* model, const char* optimizer,
                                             const TFD_Options* optimizer_options,
                                             const char* loss, const TFD_Options* loss_options,

@@ -84,7 +84,17 @@ public final class Layers {
   }
 
   public static Layer activation(String activation) {
-    return new Layer("Activation(" + activation + ")", m -> Model.addActivation(m, activation));
+    return activation(activation, null);
+  }
+
+  /**
+   * Options: name, dtype. Keras's mixed-precision models end in
+   * {@code activation("softmax", Options.create().set("dtype", "float32"))}.
+   */
+  public static Layer activation(String activation, Options options) {
+    return new Layer(
+        "Activation(" + activation + ")",
+        m -> Model.addActivation(m, activation, Options.keysOf(options), Options.valuesOf(options)));
   }
 
   /** Options: axis, momentum, epsilon, center, scale, synchronized. */

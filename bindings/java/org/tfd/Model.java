@@ -109,6 +109,35 @@ public final class Model implements AutoCloseable {
     nativeResetMetrics(handle.get());
   }
 
+  /**
+   * The model's own dtype policy (Keras's model.dtype_policy.name): the
+   * global one when the model was made ({@link MixedPrecision}). Under
+   * "mixed_float16", {@link #compile} adds dynamic loss scaling.
+   */
+  public String dtypePolicy() {
+    return MixedPrecision.dtypePolicy(handle.get());
+  }
+
+  /**
+   * The current loss scale (Keras's optimizer.loss_scale): 32768 after
+   * compile, halved by a step with non-finite gradients (the step is
+   * skipped), doubled after 2000 finite steps.
+   *
+   * @throws FailedPreconditionException before compile, or when the
+   *     optimizer does no loss scaling (the model's policy is not mixed_float16)
+   */
+  public float lossScale() {
+    return MixedPrecision.lossScale(handle.get());
+  }
+
+  /**
+   * The finite steps since the loss scale last changed (Keras's
+   * optimizer.dynamic_counter). Throws as {@link #lossScale()}.
+   */
+  public long lossScaleGoodSteps() {
+    return MixedPrecision.lossScaleGoodSteps(handle.get());
+  }
+
   /** The outputs for x, computed {@code batchSize} rows at a time (<= 0: all at once). */
   public Tensor predict(Tensor x, long batchSize) {
     return Tensor.fromNativeHandle(nativePredict(handle.get(), tensorHandle(x, "x"), batchSize));
@@ -319,7 +348,7 @@ public final class Model implements AutoCloseable {
 
   static native void addDropout(long model, double rate, String[] keys, Object[] values);
 
-  static native void addActivation(long model, String activation);
+  static native void addActivation(long model, String activation, String[] keys, Object[] values);
 
   static native void addBatchNormalization(long model, String[] keys, Object[] values);
 
