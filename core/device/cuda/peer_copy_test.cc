@@ -1,0 +1,241 @@
+// PeerAccess and PeerCopier on fakes: the copy waits for the source
+// stream's pending work, runs on the destination stream, and its source is
+// released only after that stream ran it (Note [Ordering a copy between
+// GPUs]).
+#include "core/device/cuda/peer_copy.h"
+
+#include <memory>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "core/device/cuda/fake_event_backend_testutil.h"
+#include "gtest/gtest.h"
+
+namespace tfd {
+namespace {
+
+class FakePeerBackend : public PeerCopyBackend {
+ public:
+  struct Wait {
+    StreamRef stream;
+    bool event_done = false;  // Whether the awaited event was done already.
+  };
+  struct Copied {
+    void* dst;
+    StreamRef stream;
+    const void* src;
+    int src_device;
+    size_t n;
+  };
+
+  explicit FakePeerBackend(test::FakeEventBackend* events) : events_(events) {}
+
+  absl::StatusOr<bool> CanAccessPeer(int reader, int owner) override {
+    ++can_access_calls;
+    if (fail_can_access) return absl::InternalError("fake: can access failed");
+    return connected.count({reader, owner}) > 0;
+  }
+  absl::Status EnablePeerAccess(int reader, int owner) override {
+    ++enable_calls;
+    if (fail_enable) return absl::InternalError("fake: too many peers");
+    enabled.insert({reader, owner});
+    return absl::OkStatus();
+  }
+  absl::Status StreamWaitEvent(StreamRef stream, EventHandle event) override {
+    absl::StatusOr<bool> done = events_->Query(event);
+    if (!done.ok()) return done.status();
+    waits.push_back({stream, *done});
+    return absl::OkStatus();
+  }
+  absl::Status QueueCopy(void* dst, StreamRef stream, const void* src, int src_device,
+                         size_t n) override {
+    if (fail_copy) return absl::InternalError("fake: copy failed");
+    events_->Enqueue(stream);
+    copies.push_back({dst, stream, src, src_device, n});
+    return absl::OkStatus();
+  }
+
+  std::set<std::pair<int, int>> connected;  // (reader, owner)
+  std::set<std::pair<int, int>> enabled;
+  bool fail_can_access = false;
+  bool fail_enable = false;
+  bool fail_copy = false;
+  int can_access_calls = 0;
+  int enable_calls = 0;
+  std::vector<Wait> waits;
+  std::vector<Copied> copies;
+
+ private:
+  test::FakeEventBackend* const events_;
+};
+
+int stream_tags[3];
+const StreamRef kGpu0{0, &stream_tags[0]};
+const StreamRef kGpu1{1, &stream_tags[1]};
+
+TEST(PeerAccessTest, AsksOncePerPairAndEnablesOnFirstUse) {
+  test::FakeEventBackend events;
+  FakePeerBackend backend(&events);
+  backend.connected = {{1, 0}, {0, 1}};
+  PeerAccess access(&backend);
+  EXPECT_TRUE(access.Usable(1, 0));
+  EXPECT_TRUE(access.Usable(1, 0));
+  EXPECT_EQ(backend.can_access_calls, 1);
+  EXPECT_EQ(backend.enable_calls, 1);
+  EXPECT_EQ(backend.enabled, (std::set<std::pair<int, int>>{{1, 0}}));
+  // The other direction is a pair of its own.
+  EXPECT_TRUE(access.Usable(0, 1));
+  EXPECT_EQ(backend.enable_calls, 2);
+}
+
+TEST(PeerAccessTest, TheSameGpuNeedsNoAccess) {
+  test::FakeEventBackend events;
+  FakePeerBackend backend(&events);
+  PeerAccess access(&backend);
+  EXPECT_TRUE(access.Usable(3, 3));
+  EXPECT_EQ(backend.can_access_calls, 0);
+}
+
+TEST(PeerAccessTest, UnconnectedOrFailingPairsStageAndAreNotAskedAgain) {
+  test::FakeEventBackend events;
+  FakePeerBackend backend(&events);
+  backend.connected = {{2, 0}};
+  PeerAccess access(&backend);
+  EXPECT_FALSE(access.Usable(1, 0));  // Not connected: never enabled.
+  EXPECT_EQ(backend.enable_calls, 0);
+  backend.fail_enable = true;
+  EXPECT_FALSE(access.Usable(2, 0));  // Connected, but enabling failed.
+  EXPECT_FALSE(access.Usable(2, 0));
+  EXPECT_FALSE(access.Usable(1, 0));
+  EXPECT_EQ(backend.can_access_calls, 2);
+  EXPECT_EQ(backend.enable_calls, 1);
+  backend.fail_can_access = true;
+  EXPECT_FALSE(access.Usable(0, 2));
+}
+
+TEST(PeerCopierTest, WaitsForTheSourceAndHoldsItUntilTheCopyRan) {
+  test::FakeEventBackend events;
+  FakePeerBackend backend(&events);
+  PeerCopier copier(&events, &backend);
+  // Two kernels on GPU 0 still writing the source; one kernel on GPU 1
+  // still reading the destination's previous contents.
+  events.Enqueue(kGpu0);
+  events.Enqueue(kGpu0);
+  events.Enqueue(kGpu1);
+  char src[8], dst[8];
+  auto owner = std::make_shared<int>(42);
+  std::weak_ptr<int> watch = owner;
+  ASSERT_TRUE(copier.Copy(src, kGpu0, dst, kGpu1, sizeof(src), std::move(owner)).ok());
+
+  // The destination stream waits for an event that covers the source's
+  // pending work (not done when waited for), then copies.
+  ASSERT_EQ(backend.waits.size(), 1u);
+  EXPECT_EQ(backend.waits[0].stream, kGpu1);
+  EXPECT_FALSE(backend.waits[0].event_done);
+  ASSERT_EQ(backend.copies.size(), 1u);
+  EXPECT_EQ(backend.copies[0].stream, kGpu1);
+  EXPECT_EQ(backend.copies[0].dst, dst);
+  EXPECT_EQ(backend.copies[0].src, src);
+  EXPECT_EQ(backend.copies[0].src_device, 0);
+  EXPECT_EQ(backend.copies[0].n, sizeof(src));
+  // The source stream was not made to wait: the host returned at once.
+  EXPECT_EQ(events.completed(kGpu0), 0);
+  EXPECT_EQ(events.synchronizations(), 0);
+
+  // The source is held while the copy has not run on GPU 1...
+  EXPECT_EQ(copier.held_sources(), 1);
+  ASSERT_TRUE(copier.ReleaseFinished().ok());
+  EXPECT_FALSE(watch.expired());
+  // ...even once GPU 0's own work is done.
+  events.CompleteAll(kGpu0);
+  ASSERT_TRUE(copier.ReleaseFinished().ok());
+  EXPECT_FALSE(watch.expired());
+  // GPU 1 ran the copy: the source may go back to its allocator.
+  events.CompleteAll(kGpu1);
+  ASSERT_TRUE(copier.ReleaseFinished().ok());
+  EXPECT_TRUE(watch.expired());
+  EXPECT_EQ(copier.held_sources(), 0);
+}
+
+TEST(PeerCopierTest, ALaterCopyReleasesFinishedSources) {
+  test::FakeEventBackend events;
+  FakePeerBackend backend(&events);
+  PeerCopier copier(&events, &backend);
+  char a[4], b[4];
+  auto first = std::make_shared<int>(1);
+  std::weak_ptr<int> watch = first;
+  ASSERT_TRUE(copier.Copy(a, kGpu0, b, kGpu1, 4, std::move(first)).ok());
+  events.CompleteAll(kGpu1);
+  ASSERT_TRUE(copier.Copy(b, kGpu1, a, kGpu0, 4, std::make_shared<int>(2)).ok());
+  EXPECT_TRUE(watch.expired());
+  EXPECT_EQ(copier.held_sources(), 1);
+  // The second copy ran the other way: on GPU 0's stream.
+  ASSERT_EQ(backend.copies.size(), 2u);
+  EXPECT_EQ(backend.copies[1].stream, kGpu0);
+  EXPECT_EQ(backend.copies[1].src_device, 1);
+}
+
+TEST(PeerCopierTest, OneStreamNeedsNoEventsAndNoHold) {
+  // Two logical devices of GPU 0 share its stream.
+  test::FakeEventBackend events;
+  FakePeerBackend backend(&events);
+  PeerCopier copier(&events, &backend);
+  events.Enqueue(kGpu0);
+  char src[4], dst[4];
+  auto owner = std::make_shared<int>(7);
+  std::weak_ptr<int> watch = owner;
+  ASSERT_TRUE(copier.Copy(src, kGpu0, dst, kGpu0, 4, std::move(owner)).ok());
+  EXPECT_TRUE(backend.waits.empty());
+  ASSERT_EQ(backend.copies.size(), 1u);
+  EXPECT_EQ(backend.copies[0].stream, kGpu0);
+  EXPECT_EQ(events.live_events(), 0);
+  EXPECT_EQ(copier.held_sources(), 0);
+  // The stream orders the source's next user after the copy.
+  EXPECT_TRUE(watch.expired());
+}
+
+TEST(PeerCopierTest, EmptyCopiesDoNothing) {
+  test::FakeEventBackend events;
+  FakePeerBackend backend(&events);
+  PeerCopier copier(&events, &backend);
+  char src[1], dst[1];
+  ASSERT_TRUE(copier.Copy(src, kGpu0, dst, kGpu1, 0, std::make_shared<int>(0)).ok());
+  EXPECT_TRUE(backend.copies.empty());
+  EXPECT_TRUE(backend.waits.empty());
+}
+
+TEST(PeerCopierTest, EventFailuresQueueNoCopyAndLeakNoEvent) {
+  test::FakeEventBackend events;
+  FakePeerBackend backend(&events);
+  PeerCopier copier(&events, &backend);
+  char src[4], dst[4];
+  events.set_fail_record(true);
+  absl::Status s = copier.Copy(src, kGpu0, dst, kGpu1, 4, std::make_shared<int>(0));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInternal) << s;
+  EXPECT_TRUE(backend.copies.empty());
+  EXPECT_EQ(events.live_events(), 0);
+  events.set_fail_record(false);
+  events.set_fail_create(true);
+  EXPECT_FALSE(copier.Copy(src, kGpu0, dst, kGpu1, 4, std::make_shared<int>(0)).ok());
+  EXPECT_TRUE(backend.copies.empty());
+}
+
+TEST(PeerCopierTest, AFailedCopyStillHoldsItsSource) {
+  test::FakeEventBackend events;
+  FakePeerBackend backend(&events);
+  PeerCopier copier(&events, &backend);
+  backend.fail_copy = true;
+  char src[4], dst[4];
+  auto owner = std::make_shared<int>(0);
+  std::weak_ptr<int> watch = owner;
+  EXPECT_FALSE(copier.Copy(src, kGpu0, dst, kGpu1, 4, std::move(owner)).ok());
+  EXPECT_EQ(copier.held_sources(), 1);
+  EXPECT_FALSE(watch.expired());
+  events.CompleteAll(kGpu1);
+  ASSERT_TRUE(copier.ReleaseFinished().ok());
+  EXPECT_TRUE(watch.expired());
+}
+
+}  // namespace
+}  // namespace tfd
