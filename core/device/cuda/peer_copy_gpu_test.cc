@@ -47,7 +47,7 @@ void CopyAndReuse(CudaDevice* from, CudaDevice* to, int rounds) {
     // The source's block is likely handed out again right here.
     absl::StatusOr<Tensor> scribble = Tensor::Allocate(DT_INT32, TensorShape({kElements}), from);
     ASSERT_TRUE(scribble.ok()) << scribble.status();
-    ASSERT_TRUE(from->Memset(scribble->unchecked_raw_data(), 0xA5, scribble->TotalBytes()).ok());
+    ASSERT_TRUE(from->Memset(scribble->raw_data(), 0xA5, scribble->TotalBytes()).ok());
     copies.push_back(*std::move(copied));
   }
   for (int r = 0; r < rounds; ++r) {
