@@ -76,14 +76,12 @@ class Device {
   // makes Tensor::CopyTo stage the bytes through host memory instead.
   virtual bool CanCopyFromPeer(Device* from) { return false; }
   // Queues a copy of `n` bytes from `src` (memory of `from`) into `dst`
-  // (this device's memory) and returns without waiting: the copy runs
+  // (this device's memory) and returns without waiting. The copy runs
   // after the work queued on `from` so far and before the work issued on
-  // this device later. `src_owner` owns the source's memory; the device
-  // keeps it until the copy has read it, so the caller may drop the
-  // source at once. Only when CanCopyFromPeer(from); otherwise (and by
-  // default) FAILED_PRECONDITION.
-  virtual absl::Status CopyFromPeer(Device* from, const void* src, void* dst, size_t n,
-                                    std::shared_ptr<const void> src_owner);
+  // this device later; the work issued on `from` later runs after it, so
+  // the caller may drop or overwrite the source at once. Only when
+  // CanCopyFromPeer(from); otherwise (and by default) FAILED_PRECONDITION.
+  virtual absl::Status CopyFromPeer(Device* from, const void* src, void* dst, size_t n);
 
   // Copies that overlap the device's computation (the input pipeline's
   // prefetch to a device). The defaults suit devices without a separate

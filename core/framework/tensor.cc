@@ -179,9 +179,8 @@ absl::StatusOr<Tensor> Tensor::CopyTo(Device* device) const {
   } else if (device == device_) {
     TFD_RETURN_IF_ERROR(device_->CopyDeviceToDevice(from, to, n));
   } else if (device->CanCopyFromPeer(device_)) {
-    // GPU to GPU without the host; the device holds our buffer until the
-    // copy has read it.
-    TFD_RETURN_IF_ERROR(device->CopyFromPeer(device_, from, to, n, buffer_));
+    // GPU to GPU without the host, ordered on both devices' streams.
+    TFD_RETURN_IF_ERROR(device->CopyFromPeer(device_, from, to, n));
   } else {
     // Between two GPUs that cannot reach each other: stage through the host.
     TFD_ASSIGN_OR_RETURN(Tensor host, CopyTo(HostDevice()));

@@ -1,8 +1,8 @@
 // Tensor::CopyTo between two devices outside host memory: directly when
-// the destination can copy from the source (Device::CopyFromPeer), handing
-// it the source's buffer to keep; through host memory otherwise.
+// the destination can copy from the source (Device::CopyFromPeer), through
+// host memory otherwise.
 #include <cstring>
-#include <memory>
+#include <string>
 #include <vector>
 
 #include "core/framework/device.h"
@@ -40,24 +40,21 @@ class CountingGpu : public Device {
   bool CanCopyFromPeer(Device* from) override {
     return reaches_ && from != nullptr && from->type() == DeviceType::kGPU;
   }
-  absl::Status CopyFromPeer(Device* from, const void* src, void* dst, size_t n,
-                            std::shared_ptr<const void> src_owner) override {
+  absl::Status CopyFromPeer(Device* from, const void* src, void* dst, size_t n) override {
     ++from_peer;
     last_from = from;
-    kept = std::move(src_owner);
     if (n > 0) std::memcpy(dst, src, n);
     return absl::OkStatus();
   }
 
   int to_device = 0, to_host = 0, from_peer = 0;
   Device* last_from = nullptr;
-  std::shared_ptr<const void> kept;
 
  private:
   const bool reaches_;
 };
 
-TEST(TensorPeerCopyTest, ReachableDevicesCopyDirectlyAndKeepTheSource) {
+TEST(TensorPeerCopyTest, ReachableDevicesCopyDirectly) {
   CountingGpu a(0, true), b(1, true);
   const Tensor host = test::AsTensor<float>({1, 2, 3, 4}, {4});
   absl::StatusOr<Tensor> on_a = host.CopyTo(&a);
@@ -70,12 +67,6 @@ TEST(TensorPeerCopyTest, ReachableDevicesCopyDirectlyAndKeepTheSource) {
   // Nothing went through the host.
   EXPECT_EQ(a.to_host, 0);
   EXPECT_EQ(b.to_device, 0);
-  // The destination holds the source's buffer: dropping the tensor does
-  // not free the memory a queued copy would still read.
-  ASSERT_NE(b.kept, nullptr);
-  const long users_with_tensor = b.kept.use_count();
-  *on_a = Tensor();
-  EXPECT_EQ(b.kept.use_count(), users_with_tensor - 1);
   test::ExpectTensorEqual(*on_b->CopyTo(HostDevice()), host);
 }
 
@@ -98,15 +89,14 @@ TEST(TensorPeerCopyTest, TheDefaultDeviceHasNoPeerCopies) {
    public:
     Plain() : CountingGpu(2, false) {}
     bool CanCopyFromPeer(Device* from) override { return Device::CanCopyFromPeer(from); }
-    absl::Status CopyFromPeer(Device* from, const void* src, void* dst, size_t n,
-                              std::shared_ptr<const void> owner) override {
-      return Device::CopyFromPeer(from, src, dst, n, std::move(owner));
+    absl::Status CopyFromPeer(Device* from, const void* src, void* dst, size_t n) override {
+      return Device::CopyFromPeer(from, src, dst, n);
     }
   } plain;
   CountingGpu other(3, true);
   EXPECT_FALSE(plain.CanCopyFromPeer(&other));
   char byte = 0;
-  const absl::Status s = plain.CopyFromPeer(&other, &byte, &byte, 1, nullptr);
+  const absl::Status s = plain.CopyFromPeer(&other, &byte, &byte, 1);
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
   EXPECT_NE(s.message().find("/device:GPU:3"), std::string::npos) << s;
 }

@@ -295,8 +295,7 @@ bool CudaDevice::CanCopyFromPeer(Device* from) {
   return CudaPeerAccess().Usable(ordinal_, gpu->ordinal_);
 }
 
-absl::Status CudaDevice::CopyFromPeer(Device* from, const void* src, void* dst, size_t n,
-                                      std::shared_ptr<const void> src_owner) {
+absl::Status CudaDevice::CopyFromPeer(Device* from, const void* src, void* dst, size_t n) {
   auto* gpu = dynamic_cast<CudaDevice*>(from);
   if (gpu == nullptr || !CanCopyFromPeer(from)) {
     return FailedPrecondition(name(), " cannot copy directly from ",
@@ -305,7 +304,7 @@ absl::Status CudaDevice::CopyFromPeer(Device* from, const void* src, void* dst, 
   if (n == 0) return absl::OkStatus();
   TFD_RETURN_IF_ERROR(Activate());
   return CudaPeerCopier().Copy(src, StreamRef{gpu->ordinal_, gpu->stream_}, dst,
-                               StreamRef{ordinal_, stream_}, n, std::move(src_owner));
+                               StreamRef{ordinal_, stream_}, n);
 }
 
 absl::Status CudaDevice::Memset(void* dst, int value, size_t n) {
@@ -317,9 +316,7 @@ absl::Status CudaDevice::Memset(void* dst, int value, size_t n) {
 absl::Status CudaDevice::Synchronize() {
   TFD_RETURN_IF_ERROR(Activate());
   TFD_RETURN_IF_ERROR(TFD_CUDA_STATUS(cudaStreamSynchronize(copy_stream_)));
-  TFD_RETURN_IF_ERROR(TFD_CUDA_STATUS(cudaStreamSynchronize(stream_)));
-  // Copies from other GPUs into this one are done: their sources may go.
-  return CudaPeerCopier().ReleaseFinished();
+  return TFD_CUDA_STATUS(cudaStreamSynchronize(stream_));
 }
 
 absl::StatusOr<CudaDevice*> AsCudaDevice(Device* device) {

@@ -104,11 +104,10 @@ class CudaDevice final : public Device {
   // True for `from` a logical device of the same GPU, or a GPU whose
   // memory this one can access (peer access, enabled on first use).
   bool CanCopyFromPeer(Device* from) override;
-  // Queues the copy on stream() (cudaMemcpyPeerAsync between GPUs), behind
-  // an event of `from`'s stream, and holds `src_owner` until it ran (Note
-  // [Ordering a copy between GPUs] in peer_copy.h). No host wait.
-  absl::Status CopyFromPeer(Device* from, const void* src, void* dst, size_t n,
-                            std::shared_ptr<const void> src_owner) override;
+  // Queues the copy on stream() (cudaMemcpyPeerAsync between GPUs) behind
+  // an event of `from`'s stream, and makes `from`'s stream wait for it
+  // (Note [Ordering a copy between GPUs] in peer_copy.h). No host wait.
+  absl::Status CopyFromPeer(Device* from, const void* src, void* dst, size_t n) override;
   absl::Status Memset(void* dst, int value, size_t n) override;
   absl::Status Synchronize() override;
 

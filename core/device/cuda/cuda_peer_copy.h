@@ -15,7 +15,7 @@ namespace tfd {
 // Which GPUs of this process read each other's memory directly.
 PeerAccess& CudaPeerAccess();
 
-// Orders and queues copies between GPU streams, holding their sources.
+// Orders and queues copies between GPU streams.
 PeerCopier& CudaPeerCopier();
 
 }  // namespace tfd

@@ -2,16 +2,11 @@
 
 #include <cstdio>
 #include <string>
-#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "core/framework/status.h"
 
 namespace tfd {
-namespace {
-
-using SourceOwner = std::shared_ptr<const void>;
-
-}  // namespace
 
 PeerAccess::PeerAccess(PeerCopyBackend* backend) : backend_(backend) {}
 
@@ -43,56 +38,38 @@ bool PeerAccess::Usable(int reader, int owner) {
 }
 
 PeerCopier::PeerCopier(EventBackend* events, PeerCopyBackend* backend)
-    : events_(events), backend_(backend), gate_(events) {}
+    : events_(events), backend_(backend) {}
 
-PeerCopier::~PeerCopier() = default;
-
-absl::Status PeerCopier::Copy(const void* src, StreamRef src_stream, void* dst,
-                              StreamRef dst_stream, size_t n, SourceOwner src_owner) {
-  if (n == 0) return absl::OkStatus();
-  absl::MutexLock lock(&mu_);
-  const absl::Status released = ReleaseFinishedLocked();
-  if (src_stream == dst_stream) {
-    // Logical devices of one GPU: the stream orders everything, and the
-    // source's next user is queued behind the copy.
-    TFD_RETURN_IF_ERROR(backend_->QueueCopy(dst, dst_stream, src, src_stream.device, n));
-    return released;
-  }
-  // 1. The copy waits for the work that wrote the source.
-  TFD_ASSIGN_OR_RETURN(EventHandle written, events_->Create(src_stream.device));
-  absl::Status s = events_->Record(written, src_stream);
-  if (s.ok()) s = backend_->StreamWaitEvent(dst_stream, written);
+absl::Status PeerCopier::OrderAfter(StreamRef waiter, StreamRef signaler) {
+  TFD_ASSIGN_OR_RETURN(EventHandle event, events_->Create(signaler.device));
+  absl::Status s = events_->Record(event, signaler);
+  if (s.ok()) s = backend_->StreamWaitEvent(waiter, event);
   // The wait keeps what it needs; CUDA releases the event once it is done.
-  events_->Destroy(written);
-  TFD_RETURN_IF_ERROR(s);
-  // 2. The copy, on the destination's stream.
-  s = backend_->QueueCopy(dst, dst_stream, src, src_stream.device, n);
-  // 3. The source lives until the destination's stream has run the copy.
-  // Held even when queueing failed: part of it may have been queued.
-  auto* owner = new SourceOwner(std::move(src_owner));
-  const absl::Status held = gate_.Hold(owner, {dst_stream});
-  // On a failed hold the gate drops `owner` without handing it back: it
-  // leaks, rather than free memory a copy may still read.
-  TFD_RETURN_IF_ERROR(s);
-  TFD_RETURN_IF_ERROR(held);
-  return released;
-}
-
-absl::Status PeerCopier::ReleaseFinished() {
-  absl::MutexLock lock(&mu_);
-  return ReleaseFinishedLocked();
-}
-
-absl::Status PeerCopier::ReleaseFinishedLocked() {
-  std::vector<void*> done;
-  const absl::Status s = gate_.Collect(&done);
-  for (void* owner : done) delete static_cast<SourceOwner*>(owner);
+  events_->Destroy(event);
   return s;
 }
 
-int64_t PeerCopier::held_sources() const {
-  absl::MutexLock lock(&mu_);
-  return gate_.Stats().held;
+absl::Status PeerCopier::Copy(const void* src, StreamRef src_stream, void* dst,
+                              StreamRef dst_stream, size_t n) {
+  if (n == 0) return absl::OkStatus();
+  if (src_stream == dst_stream) {
+    // Logical devices of one GPU: the stream orders everything.
+    return backend_->QueueCopy(dst, dst_stream, src, src_stream.device, n);
+  }
+  // 1. The copy waits for the work that wrote the source.
+  TFD_RETURN_IF_ERROR(OrderAfter(dst_stream, src_stream));
+  // 2. The copy, on the destination's stream.
+  TFD_RETURN_IF_ERROR(backend_->QueueCopy(dst, dst_stream, src, src_stream.device, n));
+  // 3. The source's later writers and new owners wait for the copy.
+  absl::Status s = OrderAfter(src_stream, dst_stream);
+  if (!s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("a copy from GPU ", src_stream.device, " to GPU ",
+                                               dst_stream.device,
+                                               " was queued, but GPU ", src_stream.device,
+                                               "'s later work could not be ordered after it: ",
+                                               s.message()));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace tfd

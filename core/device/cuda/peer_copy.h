@@ -1,39 +1,39 @@
 // Copies between two GPUs without the host: which pairs of GPUs may read
 // each other's memory (PeerAccess), and how a copy between two streams is
-// ordered and keeps its source alive (PeerCopier).
+// ordered (PeerCopier).
 //
 // Note [Ordering a copy between GPUs]
 // A tensor on GPU A is written by work queued on A's stream; the copy's
 // destination was just allocated for B's stream, so its earlier users are
 // queued there. The copy is queued on B's stream (so its destination is
 // safe, and B's later readers are ordered after it) behind an event
-// recorded on A's stream when the copy is issued (cudaStreamWaitEvent: the
-// device waits, the host and A's stream do not). What is left is the
-// source: once the caller drops it, A's caching allocator hands its memory
-// to the next work on A's stream, which the copy on B's stream is not
-// ordered against. So the copier holds the source's owner until an event
-// recorded on B's stream after the copy has completed (EventGate, as
-// CrossStreamAllocator and PinnedHostPool hold their memory); a look for
-// finished copies is taken at every copy and at Synchronize. Logical
-// devices of one GPU share its stream: their copies are queued on it and
-// need neither event nor hold.
+// recorded on A's stream when the copy is issued: the copy reads the
+// source only once A's work queued so far has written it. Then A's stream
+// waits for an event recorded on B's stream after the copy, so A's later
+// work runs only after the copy has read the source: a kernel writing
+// the source in place (an optimizer update of a variable) and new work
+// given the source's memory once the caller drops it (A's caching
+// allocator reuses a block as soon as its last user is queued) are both
+// ordered after the copy, exactly as on one stream (Note [One stream per
+// device] in cuda_device.cc). Both waits are on the devices
+// (cudaStreamWaitEvent): the host does not wait. PyTorch orders its
+// copies between GPUs with the same two-way barrier. Logical devices of
+// one GPU share its stream: their copies are queued on it and need no
+// event.
 //
 // Plain C++ over EventBackend and PeerCopyBackend: the ordering is tested
-// with fakes on every machine (peer_copy_test.cc); cuda_device.cc supplies
-// the CUDA calls.
+// with fakes on every machine (peer_copy_test.cc); cuda_peer_copy.cc
+// supplies the CUDA calls.
 //
 // Thread safety: every method may be called from any thread.
 //
 //   PeerCopier copier(&events, &backend);
-//   TFD_RETURN_IF_ERROR(copier.Copy(src, {0, stream_a}, dst, {1, stream_b},
-//                                   bytes, src_tensor_buffer));
+//   TFD_RETURN_IF_ERROR(copier.Copy(src, {0, stream_a}, dst, {1, stream_b}, bytes));
 #ifndef TFD_CORE_DEVICE_CUDA_PEER_COPY_H_
 #define TFD_CORE_DEVICE_CUDA_PEER_COPY_H_
 
 #include <cstddef>
-#include <cstdint>
 #include <map>
-#include <memory>
 #include <utility>
 
 #include "absl/status/statusor.h"
@@ -85,35 +85,23 @@ class PeerCopier {
  public:
   // Owns neither; both must outlive the copier.
   PeerCopier(EventBackend* events, PeerCopyBackend* backend);
-  // Sources still held are dropped unreleased (leaked), never freed under
-  // a copy that may still read them.
-  ~PeerCopier();
-  PeerCopier(const PeerCopier&) = delete;
-  PeerCopier& operator=(const PeerCopier&) = delete;
 
   // Queues on `dst_stream` a copy of `n` bytes from `src` (written by work
   // queued on `src_stream`) into `dst` (allocated for `dst_stream`),
-  // ordered as Note [Ordering a copy between GPUs] says; returns without
-  // waiting. `src_owner` keeps the source's memory alive and is released
-  // once the copy has run. Errors of the backends; after a failed copy
-  // the source is still held when the copy may have been queued.
+  // ordered both ways as Note [Ordering a copy between GPUs] says, and
+  // returns without waiting: the caller may drop or overwrite the source
+  // at once through work on `src_stream`. Errors of the backends; after a
+  // failure past the copy itself, `src_stream` may not be ordered after
+  // the copy, and the error says so.
   absl::Status Copy(const void* src, StreamRef src_stream, void* dst, StreamRef dst_stream,
-                    size_t n, std::shared_ptr<const void> src_owner);
-
-  // Releases the sources of finished copies; never blocks.
-  absl::Status ReleaseFinished();
-
-  // Sources held now (copies not yet seen finished).
-  int64_t held_sources() const;
+                    size_t n);
 
  private:
-  absl::Status ReleaseFinishedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Makes `waiter` wait for the work queued on `signaler` so far.
+  absl::Status OrderAfter(StreamRef waiter, StreamRef signaler);
 
   EventBackend* const events_;
   PeerCopyBackend* const backend_;
-  mutable absl::Mutex mu_;
-  // Items are heap-allocated shared_ptr<const void>, one per copy.
-  EventGate gate_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace tfd

@@ -1,11 +1,11 @@
 // PeerAccess and PeerCopier on fakes: the copy waits for the source
-// stream's pending work, runs on the destination stream, and its source is
-// released only after that stream ran it (Note [Ordering a copy between
+// stream's pending work, runs on the destination stream, and the source
+// stream's later work waits for the copy (Note [Ordering a copy between
 // GPUs]).
 #include "core/device/cuda/peer_copy.h"
 
-#include <memory>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -43,9 +43,11 @@ class FakePeerBackend : public PeerCopyBackend {
     return absl::OkStatus();
   }
   absl::Status StreamWaitEvent(StreamRef stream, EventHandle event) override {
+    if (fail_wait) return absl::InternalError("fake: wait failed");
     absl::StatusOr<bool> done = events_->Query(event);
     if (!done.ok()) return done.status();
     waits.push_back({stream, *done});
+    calls.push_back("wait on GPU " + std::to_string(stream.device));
     return absl::OkStatus();
   }
   absl::Status QueueCopy(void* dst, StreamRef stream, const void* src, int src_device,
@@ -53,6 +55,7 @@ class FakePeerBackend : public PeerCopyBackend {
     if (fail_copy) return absl::InternalError("fake: copy failed");
     events_->Enqueue(stream);
     copies.push_back({dst, stream, src, src_device, n});
+    calls.push_back("copy on GPU " + std::to_string(stream.device));
     return absl::OkStatus();
   }
 
@@ -61,10 +64,12 @@ class FakePeerBackend : public PeerCopyBackend {
   bool fail_can_access = false;
   bool fail_enable = false;
   bool fail_copy = false;
+  bool fail_wait = false;
   int can_access_calls = 0;
   int enable_calls = 0;
   std::vector<Wait> waits;
   std::vector<Copied> copies;
+  std::vector<std::string> calls;  // Waits and copies, in order.
 
  private:
   test::FakeEventBackend* const events_;
@@ -114,7 +119,7 @@ TEST(PeerAccessTest, UnconnectedOrFailingPairsStageAndAreNotAskedAgain) {
   EXPECT_FALSE(access.Usable(0, 2));
 }
 
-TEST(PeerCopierTest, WaitsForTheSourceAndHoldsItUntilTheCopyRan) {
+TEST(PeerCopierTest, TheCopyWaitsForTheSourceAndTheSourceForTheCopy) {
   test::FakeEventBackend events;
   FakePeerBackend backend(&events);
   PeerCopier copier(&events, &backend);
@@ -124,75 +129,55 @@ TEST(PeerCopierTest, WaitsForTheSourceAndHoldsItUntilTheCopyRan) {
   events.Enqueue(kGpu0);
   events.Enqueue(kGpu1);
   char src[8], dst[8];
-  auto owner = std::make_shared<int>(42);
-  std::weak_ptr<int> watch = owner;
-  ASSERT_TRUE(copier.Copy(src, kGpu0, dst, kGpu1, sizeof(src), std::move(owner)).ok());
+  ASSERT_TRUE(copier.Copy(src, kGpu0, dst, kGpu1, sizeof(src)).ok());
 
-  // The destination stream waits for an event that covers the source's
-  // pending work (not done when waited for), then copies.
-  ASSERT_EQ(backend.waits.size(), 1u);
+  EXPECT_EQ(backend.calls, (std::vector<std::string>{"wait on GPU 1", "copy on GPU 1",
+                                                      "wait on GPU 0"}));
+  // GPU 1 waited for an event covering GPU 0's pending writes...
+  ASSERT_EQ(backend.waits.size(), 2u);
   EXPECT_EQ(backend.waits[0].stream, kGpu1);
   EXPECT_FALSE(backend.waits[0].event_done);
+  // ...and GPU 0 waits for one covering the copy, so its later kernels
+  // (in-place writes, new owners of the source's memory) follow the copy.
+  EXPECT_EQ(backend.waits[1].stream, kGpu0);
+  EXPECT_FALSE(backend.waits[1].event_done);
   ASSERT_EQ(backend.copies.size(), 1u);
   EXPECT_EQ(backend.copies[0].stream, kGpu1);
   EXPECT_EQ(backend.copies[0].dst, dst);
   EXPECT_EQ(backend.copies[0].src, src);
   EXPECT_EQ(backend.copies[0].src_device, 0);
   EXPECT_EQ(backend.copies[0].n, sizeof(src));
-  // The source stream was not made to wait: the host returned at once.
-  EXPECT_EQ(events.completed(kGpu0), 0);
+  // The host waited for nothing, and every event is gone (CUDA keeps a
+  // destroyed event alive for the waits queued on it).
   EXPECT_EQ(events.synchronizations(), 0);
-
-  // The source is held while the copy has not run on GPU 1...
-  EXPECT_EQ(copier.held_sources(), 1);
-  ASSERT_TRUE(copier.ReleaseFinished().ok());
-  EXPECT_FALSE(watch.expired());
-  // ...even once GPU 0's own work is done.
-  events.CompleteAll(kGpu0);
-  ASSERT_TRUE(copier.ReleaseFinished().ok());
-  EXPECT_FALSE(watch.expired());
-  // GPU 1 ran the copy: the source may go back to its allocator.
-  events.CompleteAll(kGpu1);
-  ASSERT_TRUE(copier.ReleaseFinished().ok());
-  EXPECT_TRUE(watch.expired());
-  EXPECT_EQ(copier.held_sources(), 0);
+  EXPECT_EQ(events.live_events(), 0);
 }
 
-TEST(PeerCopierTest, ALaterCopyReleasesFinishedSources) {
+TEST(PeerCopierTest, TheOtherDirectionRunsOnTheOtherStream) {
   test::FakeEventBackend events;
   FakePeerBackend backend(&events);
   PeerCopier copier(&events, &backend);
   char a[4], b[4];
-  auto first = std::make_shared<int>(1);
-  std::weak_ptr<int> watch = first;
-  ASSERT_TRUE(copier.Copy(a, kGpu0, b, kGpu1, 4, std::move(first)).ok());
-  events.CompleteAll(kGpu1);
-  ASSERT_TRUE(copier.Copy(b, kGpu1, a, kGpu0, 4, std::make_shared<int>(2)).ok());
-  EXPECT_TRUE(watch.expired());
-  EXPECT_EQ(copier.held_sources(), 1);
-  // The second copy ran the other way: on GPU 0's stream.
-  ASSERT_EQ(backend.copies.size(), 2u);
-  EXPECT_EQ(backend.copies[1].stream, kGpu0);
-  EXPECT_EQ(backend.copies[1].src_device, 1);
+  ASSERT_TRUE(copier.Copy(b, kGpu1, a, kGpu0, 4).ok());
+  ASSERT_EQ(backend.copies.size(), 1u);
+  EXPECT_EQ(backend.copies[0].stream, kGpu0);
+  EXPECT_EQ(backend.copies[0].src_device, 1);
+  EXPECT_EQ(backend.calls, (std::vector<std::string>{"wait on GPU 0", "copy on GPU 0",
+                                                      "wait on GPU 1"}));
 }
 
-TEST(PeerCopierTest, OneStreamNeedsNoEventsAndNoHold) {
+TEST(PeerCopierTest, OneStreamNeedsNoEvents) {
   // Two logical devices of GPU 0 share its stream.
   test::FakeEventBackend events;
   FakePeerBackend backend(&events);
   PeerCopier copier(&events, &backend);
   events.Enqueue(kGpu0);
   char src[4], dst[4];
-  auto owner = std::make_shared<int>(7);
-  std::weak_ptr<int> watch = owner;
-  ASSERT_TRUE(copier.Copy(src, kGpu0, dst, kGpu0, 4, std::move(owner)).ok());
+  ASSERT_TRUE(copier.Copy(src, kGpu0, dst, kGpu0, 4).ok());
   EXPECT_TRUE(backend.waits.empty());
   ASSERT_EQ(backend.copies.size(), 1u);
   EXPECT_EQ(backend.copies[0].stream, kGpu0);
-  EXPECT_EQ(events.live_events(), 0);
-  EXPECT_EQ(copier.held_sources(), 0);
-  // The stream orders the source's next user after the copy.
-  EXPECT_TRUE(watch.expired());
+  EXPECT_EQ(backend.copies[0].src_device, 0);
 }
 
 TEST(PeerCopierTest, EmptyCopiesDoNothing) {
@@ -200,41 +185,41 @@ TEST(PeerCopierTest, EmptyCopiesDoNothing) {
   FakePeerBackend backend(&events);
   PeerCopier copier(&events, &backend);
   char src[1], dst[1];
-  ASSERT_TRUE(copier.Copy(src, kGpu0, dst, kGpu1, 0, std::make_shared<int>(0)).ok());
-  EXPECT_TRUE(backend.copies.empty());
-  EXPECT_TRUE(backend.waits.empty());
+  ASSERT_TRUE(copier.Copy(src, kGpu0, dst, kGpu1, 0).ok());
+  EXPECT_TRUE(backend.calls.empty());
 }
 
-TEST(PeerCopierTest, EventFailuresQueueNoCopyAndLeakNoEvent) {
+TEST(PeerCopierTest, FailuresBeforeTheCopyQueueNoCopyAndLeakNoEvent) {
   test::FakeEventBackend events;
   FakePeerBackend backend(&events);
   PeerCopier copier(&events, &backend);
   char src[4], dst[4];
   events.set_fail_record(true);
-  absl::Status s = copier.Copy(src, kGpu0, dst, kGpu1, 4, std::make_shared<int>(0));
+  absl::Status s = copier.Copy(src, kGpu0, dst, kGpu1, 4);
   EXPECT_EQ(s.code(), absl::StatusCode::kInternal) << s;
   EXPECT_TRUE(backend.copies.empty());
   EXPECT_EQ(events.live_events(), 0);
   events.set_fail_record(false);
   events.set_fail_create(true);
-  EXPECT_FALSE(copier.Copy(src, kGpu0, dst, kGpu1, 4, std::make_shared<int>(0)).ok());
+  EXPECT_FALSE(copier.Copy(src, kGpu0, dst, kGpu1, 4).ok());
   EXPECT_TRUE(backend.copies.empty());
+  events.set_fail_create(false);
+  backend.fail_wait = true;
+  EXPECT_FALSE(copier.Copy(src, kGpu0, dst, kGpu1, 4).ok());
+  EXPECT_TRUE(backend.copies.empty());
+  EXPECT_EQ(events.live_events(), 0);
 }
 
-TEST(PeerCopierTest, AFailedCopyStillHoldsItsSource) {
+TEST(PeerCopierTest, AFailedCopyIsReported) {
   test::FakeEventBackend events;
   FakePeerBackend backend(&events);
   PeerCopier copier(&events, &backend);
   backend.fail_copy = true;
   char src[4], dst[4];
-  auto owner = std::make_shared<int>(0);
-  std::weak_ptr<int> watch = owner;
-  EXPECT_FALSE(copier.Copy(src, kGpu0, dst, kGpu1, 4, std::move(owner)).ok());
-  EXPECT_EQ(copier.held_sources(), 1);
-  EXPECT_FALSE(watch.expired());
-  events.CompleteAll(kGpu1);
-  ASSERT_TRUE(copier.ReleaseFinished().ok());
-  EXPECT_TRUE(watch.expired());
+  absl::Status s = copier.Copy(src, kGpu0, dst, kGpu1, 4);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInternal) << s;
+  EXPECT_NE(s.message().find("copy failed"), std::string::npos) << s;
+  EXPECT_EQ(events.live_events(), 0);
 }
 
 }  // namespace
