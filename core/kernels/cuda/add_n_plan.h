@@ -4,11 +4,14 @@
 // in the kernel's parameters). More inputs take further launches, each
 // starting from the partial sum the previous one left. That partial sum
 // must stay in the accumulation type: rounding it to half or bfloat16
-// between launches would round the sum once per launch, where TensorFlow's
-// (and our CPU's) AddN rounds once at the end. So for 16-bit outputs the
-// partial sum lives in a float scratch buffer and only the last launch
-// writes the output; for float, double and integers the accumulation type
-// is the output's own, and the output holds the partial sum.
+// between launches would round the sum once per launch, where our CPU
+// kernel accumulates in float and rounds once at the end. (TensorFlow's
+// own CPU AddN rounds its partial sums to bfloat16: for 40 inputs its
+// sums differ from a float sum rounded once in most elements.) So for
+// 16-bit outputs the partial sum lives in a float scratch buffer and only
+// the last launch writes the output; for float, double and integers the
+// accumulation type is the output's own, and the output holds the partial
+// sum.
 //
 //   AddNPlan plan = PlanAddN(/*count=*/40, /*max_per_launch=*/16,
 //                            /*narrow_output=*/true);

@@ -291,7 +291,7 @@ TEST_F(MathGpuTest, AddNMatchesCpu) {
 
 // 40 inputs take three launches; the partial sums must stay in float
 // between them, so the result is one float accumulation rounded once to
-// bfloat16 (add_n_plan.h), as the CPU kernel and TensorFlow compute it.
+// bfloat16 (add_n_plan.h), as tfd's CPU kernel computes it.
 TEST_F(MathGpuTest, AddNOfFortyBfloat16RoundsOnce) {
   constexpr int kInputs = 40;
   constexpr int64_t kSize = 4099;  // Not a multiple of any launch width.
