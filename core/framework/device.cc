@@ -18,6 +18,11 @@ absl::Status Device::WaitForFence(const DeviceFence* fence) {
   return absl::InvalidArgumentError(name() + ": cannot wait for a fence made by another device");
 }
 
+absl::Status Device::CopyFromPeer(Device* from, const void*, void*, size_t) {
+  return absl::FailedPreconditionError(name() + " cannot copy directly from " +
+                                       (from == nullptr ? "no device" : from->name()));
+}
+
 const char* DeviceTypeName(DeviceType type) {
   return type == DeviceType::kGPU ? "GPU" : "CPU";
 }

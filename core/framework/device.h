@@ -70,6 +70,19 @@ class Device {
   // Waits for all work queued on the device.
   virtual absl::Status Synchronize() { return absl::OkStatus(); }
 
+  // Copies between two devices' memories without the host: GPUs that can
+  // reach each other, or logical devices of one GPU. CanCopyFromPeer says
+  // whether this device takes such a copy from `from`; the default, false,
+  // makes Tensor::CopyTo stage the bytes through host memory instead.
+  virtual bool CanCopyFromPeer(Device* from) { return false; }
+  // Queues a copy of `n` bytes from `src` (memory of `from`) into `dst`
+  // (this device's memory) and returns without waiting. The copy runs
+  // after the work queued on `from` so far and before the work issued on
+  // this device later; the work issued on `from` later runs after it, so
+  // the caller may drop or overwrite the source at once. Only when
+  // CanCopyFromPeer(from); otherwise (and by default) FAILED_PRECONDITION.
+  virtual absl::Status CopyFromPeer(Device* from, const void* src, void* dst, size_t n);
+
   // Copies that overlap the device's computation (the input pipeline's
   // prefetch to a device). The defaults suit devices without a separate
   // copy queue: the copy is synchronous and there is nothing to wait for.

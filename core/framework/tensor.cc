@@ -178,8 +178,11 @@ absl::StatusOr<Tensor> Tensor::CopyTo(Device* device) const {
     TFD_RETURN_IF_ERROR(device_->CopyDeviceToHost(from, to, n));
   } else if (device == device_) {
     TFD_RETURN_IF_ERROR(device_->CopyDeviceToDevice(from, to, n));
+  } else if (device->CanCopyFromPeer(device_)) {
+    // GPU to GPU without the host, ordered on both devices' streams.
+    TFD_RETURN_IF_ERROR(device->CopyFromPeer(device_, from, to, n));
   } else {
-    // Between two GPUs: stage through the host.
+    // Between two GPUs that cannot reach each other: stage through the host.
     TFD_ASSIGN_OR_RETURN(Tensor host, CopyTo(HostDevice()));
     TFD_RETURN_IF_ERROR(device->CopyHostToDevice(host.unchecked_raw_data(), to, n));
   }

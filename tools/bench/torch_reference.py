@@ -17,7 +17,10 @@ block in its first 1x1 convolution, BatchNorm epsilon 1.001e-5). Every
 training step is forward, cross-entropy on the logits, backward and one
 plain SGD update (learning rate 0.01), with the batch already on the
 device, ended by a device synchronization; the figure is the median step.
-float32 is full float32 (TF32 off), as tfd's is.
+float32 is full float32 (TF32 off), as tfd's is. The data is tfd's: MatMul
+multiplies uniform [-1, 1) matrices (not zeros, which Hopper runs faster),
+the CNN trains on tfd's synthetic ramp images and cyclic labels, ResNet-50
+on uniform [0, 1) images.
 
 Prints one JSON object per line and nothing else on stdout:
   {"figure": "resnet50_train_bf16", "value": 2650.1, "unit": "images/s", ...}
@@ -115,9 +118,16 @@ def train_step_fn(torch, model, x, y, bf16):
     return step
 
 
+def uniform(torch, device, shape, lo, hi, dtype):
+    """Uniform [lo, hi) drawn in float32, scaled, then cast: as tfd's
+    RandomUniformOn (core/kernels/cuda/benchmark_inputs.h)."""
+    return (torch.rand(*shape, device=device) * (hi - lo) + lo).to(dtype)
+
+
 def measure_matmul(torch, device, n, warmup, steps):
-    a = torch.randn(n, n, device=device, dtype=torch.bfloat16)
-    b = torch.randn(n, n, device=device, dtype=torch.bfloat16)
+    # Row-major [n, n] bfloat16 in [-1, 1), as matmul_kernels_benchmark's.
+    a = uniform(torch, device, (n, n), -1.0, 1.0, torch.bfloat16)
+    b = uniform(torch, device, (n, n), -1.0, 1.0, torch.bfloat16)
     seconds = median_seconds(torch, device, lambda: torch.matmul(a, b), warmup, steps)
     emit({"figure": "matmul_%d_bf16" % n, "value": 2.0 * n ** 3 / seconds / 1e12,
           "unit": "TFLOP/s", "median_ms": seconds * 1e3, "steps": steps})
@@ -125,8 +135,13 @@ def measure_matmul(torch, device, n, warmup, steps):
 
 def measure_fashion(torch, device, batch, bf16, warmup, steps):
     model = fashion_cnn(torch.nn).to(device).to(memory_format=torch.channels_last)
-    x = torch.rand(batch, 1, 28, 28, device=device).to(memory_format=torch.channels_last)
-    y = torch.randint(0, 10, (batch,), device=device)
+    # tfd's SyntheticImages and SyntheticLabels (core/nn/synthetic_images.h):
+    # pixel i is (i % 255) / 255, label i is i % 10. With one channel, NCHW
+    # and NHWC order the pixels alike.
+    pixels = torch.arange(batch * 28 * 28, device=device) % 255
+    x = (pixels.float() / 255).reshape(batch, 1, 28, 28).contiguous(
+        memory_format=torch.channels_last)
+    y = torch.arange(batch, device=device) % 10
     seconds = median_seconds(torch, device, train_step_fn(torch, model, x, y, bf16),
                              warmup, steps)
     emit({"figure": "fashion_cnn_train_%s" % ("bf16" if bf16 else "f32"),
@@ -137,8 +152,10 @@ def measure_fashion(torch, device, batch, bf16, warmup, steps):
 def measure_resnet50(torch, device, batch, size, classes, warmup, steps):
     model = resnet50(torch.nn, classes).to(device).to(memory_format=torch.channels_last)
     params = sum(p.numel() for p in model.parameters())
+    # As resnet50_benchmark: uniform [0, 1) float32 images, label i is
+    # (7 i) % classes.
     x = torch.rand(batch, 3, size, size, device=device).to(memory_format=torch.channels_last)
-    y = torch.randint(0, classes, (batch,), device=device)
+    y = (torch.arange(batch, device=device) * 7) % classes
     seconds = median_seconds(torch, device, train_step_fn(torch, model, x, y, True),
                              warmup, steps)
     record = {"figure": "resnet50_train_bf16", "value": batch / seconds, "unit": "images/s",

@@ -35,6 +35,7 @@
 #include "absl/strings/str_format.h"
 #include "core/device/cuda/cuda_event.h"
 #include "core/device/cuda/cuda_event_backend.h"
+#include "core/device/cuda/cuda_peer_copy.h"
 #include "core/device/cuda/cuda_status.h"
 #include "core/device/cuda/pinned_host_memory.h"
 #include "core/device/device_registry.h"
@@ -284,6 +285,26 @@ absl::Status CudaDevice::CopyDeviceToDevice(const void* src, void* dst, size_t n
   if (n == 0) return absl::OkStatus();
   TFD_RETURN_IF_ERROR(Activate());
   return TFD_CUDA_STATUS(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToDevice, stream_));
+}
+
+bool CudaDevice::CanCopyFromPeer(Device* from) {
+  auto* gpu = dynamic_cast<CudaDevice*>(from);
+  if (gpu == nullptr) return false;
+  // Logical devices of one GPU share its stream and memory.
+  if (gpu->ordinal_ == ordinal_) return true;
+  return CudaPeerAccess().Usable(ordinal_, gpu->ordinal_);
+}
+
+absl::Status CudaDevice::CopyFromPeer(Device* from, const void* src, void* dst, size_t n) {
+  auto* gpu = dynamic_cast<CudaDevice*>(from);
+  if (gpu == nullptr || !CanCopyFromPeer(from)) {
+    return FailedPrecondition(name(), " cannot copy directly from ",
+                              from == nullptr ? "no device" : from->name());
+  }
+  if (n == 0) return absl::OkStatus();
+  TFD_RETURN_IF_ERROR(Activate());
+  return CudaPeerCopier().Copy(src, StreamRef{gpu->ordinal_, gpu->stream_}, dst,
+                               StreamRef{ordinal_, stream_}, n);
 }
 
 absl::Status CudaDevice::Memset(void* dst, int value, size_t n) {

@@ -28,7 +28,10 @@
 // and only queued: they return once the source may be reused, without
 // waiting for the stream. Device->host copies return when the data has
 // arrived (they synchronize the stream); device->device copies and
-// memsets are only queued. Synchronize() waits for everything queued on
+// memsets are only queued. Copies from another GPU are queued too, with
+// no host wait: peer to peer where the GPUs reach each other (on one GPU,
+// between its logical devices, on its stream), through host memory
+// otherwise (CopyFromPeer). Synchronize() waits for everything queued on
 // both streams.
 //
 // Thread safety: all methods may be called from any thread. Kernels run
@@ -98,6 +101,13 @@ class CudaDevice final : public Device {
   absl::Status CopyHostToDevice(const void* src, void* dst, size_t n) override;
   absl::Status CopyDeviceToHost(const void* src, void* dst, size_t n) override;
   absl::Status CopyDeviceToDevice(const void* src, void* dst, size_t n) override;
+  // True for `from` a logical device of the same GPU, or a GPU whose
+  // memory this one can access (peer access, enabled on first use).
+  bool CanCopyFromPeer(Device* from) override;
+  // Queues the copy on stream() (cudaMemcpyPeerAsync between GPUs) behind
+  // an event of `from`'s stream, and makes `from`'s stream wait for it
+  // (Note [Ordering a copy between GPUs] in peer_copy.h). No host wait.
+  absl::Status CopyFromPeer(Device* from, const void* src, void* dst, size_t n) override;
   absl::Status Memset(void* dst, int value, size_t n) override;
   absl::Status Synchronize() override;
 

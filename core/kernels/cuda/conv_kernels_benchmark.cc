@@ -2,10 +2,11 @@
 // events on the device's stream: the 3x3 convolution of a ResNet-50 stage
 // (batch 256, 56x56x64 -> 64, channels-last) and the first convolution of
 // the Fashion-MNIST CNN (batch 256, 28x28x1 -> 32), forward and both
-// backprops, in float32 and bfloat16, each with cuDNN's heuristic
-// algorithm (autotune 0) and the autotuned one (autotune 1) side by side;
-// an untimed first call tunes. Plus one multi-tensor Adam launch
-// over the 161 variables of a ResNet-50 (about 25.6M parameters).
+// backprops, in float32 and bfloat16, on uniform random data, each with
+// cuDNN's heuristic algorithm (autotune 0) and the autotuned one
+// (autotune 1) side by side; an untimed first call tunes. Plus one
+// multi-tensor Adam launch over the 161 variables of a ResNet-50 (about
+// 25.6M parameters; memory-bound, on zeros).
 //
 //   bazel run --config=cuda //core/kernels/cuda:conv_kernels_benchmark
 // (on a GPU machine; see docs/GPU.md).
@@ -17,6 +18,7 @@
 #include "core/device/cuda/cuda_event.h"
 #include "core/framework/execute.h"
 #include "core/framework/tensor.h"
+#include "core/kernels/cuda/benchmark_inputs.h"
 #include "core/kernels/cuda/cudnn_conv_autotune.h"
 #include "core/kernels/cuda/optimizer_updates.h"
 
@@ -33,14 +35,17 @@ void BM_Conv2D(benchmark::State& state) {
   const int64_t n = state.range(0), hw = state.range(1), c = state.range(2), k = state.range(3),
                 r = state.range(4);
   const DataType dt = DataTypeToEnum<T>::value;
-  absl::StatusOr<Tensor> x = Tensor::Zeros(dt, {n, hw, hw, c}, *gpu);
-  absl::StatusOr<Tensor> w = Tensor::Zeros(dt, {r, r, c, k}, *gpu);
-  absl::StatusOr<Tensor> dy = Tensor::Zeros(dt, {n, hw, hw, k}, *gpu);
+  // Uniform random data made on the device: zeros would run faster than
+  // data on the tensor cores (benchmark_inputs.h).
+  absl::StatusOr<Tensor> x = RandomUniformOn(*gpu, dt, {n, hw, hw, c}, 1);
+  absl::StatusOr<Tensor> w = RandomUniformOn(*gpu, dt, {r, r, c, k}, 3);
+  absl::StatusOr<Tensor> dy = RandomUniformOn(*gpu, dt, {n, hw, hw, k}, 5);
   absl::StatusOr<CudaEvent> start = CudaEvent::Create(0, true);
   absl::StatusOr<CudaEvent> stop = CudaEvent::Create(0, true);
-  if (!x.ok() || !w.ok() || !dy.ok() || !start.ok() || !stop.ok()) {
-    return state.SkipWithError("cannot set up the device");
+  for (const absl::StatusOr<Tensor>* t : {&x, &w, &dy}) {
+    if (!t->ok()) return state.SkipWithError(std::string(t->status().message()).c_str());
   }
+  if (!start.ok() || !stop.ok()) return state.SkipWithError("cannot create CUDA events");
   AttrMap attrs;
   attrs.Set("strides", std::vector<int64_t>{1, 1, 1, 1}).Set("padding", std::string("SAME"));
   std::vector<int32_t> in_sizes = {static_cast<int32_t>(n), static_cast<int32_t>(hw),

@@ -183,21 +183,28 @@ __global__ void UnaryKernel(const T* __restrict__ x, T* __restrict__ y, int64_t 
   }
 }
 
-// The inputs of one AddN launch; `accumulate` adds onto out's values.
+// The inputs of one AddN launch (add_n_plan.h).
 template <typename N>
 struct AddNTable {
   const N* in[kMaxAddNInputs];
   int count;
-  bool accumulate;
+  bool read_partial;
+  bool write_partial;
 };
 
-template <typename N>
-__global__ void AddNKernel(AddNTable<N> t, N* __restrict__ out, int64_t n) {
-  using A = typename Acc<N>::type;
+// `partial` holds the running sum in the arithmetic type A between
+// launches: a float scratch buffer for 16-bit N, the output itself when A
+// is N (so no __restrict__ on either).
+template <typename N, typename A>
+__global__ void AddNKernel(AddNTable<N> t, A* partial, N* out, int64_t n) {
   for (int64_t i = ThreadIndex(); i < n; i += GridSize()) {
-    A acc = t.accumulate ? Load<A>(out[i]) : A(0);
+    A acc = t.read_partial ? partial[i] : A(0);
     for (int k = 0; k < t.count; ++k) acc += Load<A>(t.in[k][i]);
-    out[i] = Store<N>(acc);
+    if (t.write_partial) {
+      partial[i] = acc;
+    } else {
+      out[i] = Store<N>(acc);
+    }
   }
 }
 
@@ -312,16 +319,30 @@ cudaError_t LaunchUnary(UnaryOp op, const T* x, T* y, int64_t n, cudaStream_t st
 }
 
 template <typename T>
-cudaError_t LaunchAddN(const T* const* inputs, int count, T* sum, int64_t n,
-                       cudaStream_t stream) {
+cudaError_t LaunchAddN(const T* const* inputs, const AddNPlan& plan, T* sum, float* scratch,
+                       int64_t n, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
   using N = typename Native<T>::type;
-  for (int first = 0; first < count; first += kMaxAddNInputs) {
+  using A = typename Acc<T>::type;
+  A* partial = nullptr;
+  if constexpr (std::is_same_v<A, N>) {
+    partial = reinterpret_cast<A*>(sum);
+  } else {
+    static_assert(std::is_same_v<A, float>, "16-bit types accumulate in float");
+    if (plan.needs_scratch && scratch == nullptr) return cudaErrorInvalidValue;
+    partial = scratch;
+  }
+  for (const AddNLaunch& launch : plan.launches) {
+    if (launch.count < 1 || launch.count > kMaxAddNInputs) return cudaErrorInvalidValue;
     AddNTable<N> t;
-    t.count = std::min(kMaxAddNInputs, count - first);
-    t.accumulate = first > 0;
-    for (int k = 0; k < t.count; ++k) t.in[k] = reinterpret_cast<const N*>(inputs[first + k]);
-    AddNKernel<N><<<BlocksFor(n), kThreadsPerBlock, 0, stream>>>(t, reinterpret_cast<N*>(sum), n);
+    t.count = launch.count;
+    t.read_partial = launch.read_partial;
+    t.write_partial = launch.write_partial;
+    for (int k = 0; k < t.count; ++k) {
+      t.in[k] = reinterpret_cast<const N*>(inputs[launch.first + k]);
+    }
+    AddNKernel<N, A><<<BlocksFor(n), kThreadsPerBlock, 0, stream>>>(
+        t, partial, reinterpret_cast<N*>(sum), n);
     const cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess) return err;
   }
@@ -343,7 +364,8 @@ template cudaError_t LaunchBinary<int32_t>(BinaryOp, const int32_t*, const int32
 template cudaError_t LaunchBinary<int64_t>(BinaryOp, const int64_t*, const int64_t*, int64_t*,
                                            int64_t, const BroadcastParams&, cudaStream_t, double);
 #define TFD_INSTANTIATE_ADDN(T) \
-  template cudaError_t LaunchAddN<T>(const T* const*, int, T*, int64_t, cudaStream_t);
+  template cudaError_t LaunchAddN<T>(const T* const*, const AddNPlan&, T*, float*, int64_t, \
+                                     cudaStream_t);
 TFD_INSTANTIATE_ADDN(float)
 TFD_INSTANTIATE_ADDN(double)
 TFD_INSTANTIATE_ADDN(tfd::half)

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 
+#include "core/kernels/cuda/add_n_plan.h"
 #include "core/kernels/cuda/launch_plans.h"
 
 namespace tfd {
@@ -92,13 +93,14 @@ cudaError_t LaunchUnary(UnaryOp op, const T* x, T* y, int64_t n, cudaStream_t st
                         double param = 0);
 
 // sum[i] = inputs[0][i] + ... + inputs[count - 1][i], accumulated in the
-// arithmetic type and rounded once; count >= 1. T may also be int32_t or
-// int64_t. Up to kMaxAddNInputs inputs per launch; more take further
-// launches that add onto `sum`.
+// arithmetic type and rounded once, in the launches of `plan` (PlanAddN
+// with kMaxAddNInputs per launch). T may also be int32_t or int64_t.
+// `scratch`: n floats for the partial sum when plan.needs_scratch (16-bit
+// T), else unused; cudaErrorInvalidValue when it is needed and null.
 constexpr int kMaxAddNInputs = 16;
 template <typename T>
-cudaError_t LaunchAddN(const T* const* inputs, int count, T* sum, int64_t n,
-                       cudaStream_t stream);
+cudaError_t LaunchAddN(const T* const* inputs, const AddNPlan& plan, T* sum, float* scratch,
+                       int64_t n, cudaStream_t stream);
 
 }  // namespace cuda_kernels
 }  // namespace tfd

@@ -114,10 +114,20 @@ absl::Status AddNGpu(KernelContext& ctx) {
   }
   TFD_ASSIGN_OR_RETURN(Tensor * sum, ctx.AllocateOutput(0));
   TFD_ASSIGN_OR_RETURN(CudaDevice * gpu, AsCudaDevice(ctx.device()));
+  constexpr bool kNarrow = std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
+  TFD_ASSIGN_OR_RETURN(cuda_kernels::AddNPlan plan,
+                       cuda_kernels::PlanAddN(static_cast<int>(inputs.size()),
+                                              cuda_kernels::kMaxAddNInputs, kNarrow));
+  // The partial sums of a 16-bit AddN stay in float between launches; the
+  // scratch is freed on return, behind the launches on the same stream.
+  Tensor scratch;
+  if (plan.needs_scratch) {
+    TFD_ASSIGN_OR_RETURN(scratch, Tensor::Allocate(DT_FLOAT, sum->shape(), gpu));
+  }
   TFD_RETURN_IF_ERROR(gpu->Activate());
   return TFD_CUDA_STATUS(cuda_kernels::LaunchAddN<T>(
-      inputs.data(), static_cast<int>(inputs.size()), sum->data<T>(), sum->NumElements(),
-      gpu->stream()));
+      inputs.data(), plan, sum->data<T>(),
+      plan.needs_scratch ? scratch.data<float>() : nullptr, sum->NumElements(), gpu->stream()));
 }
 
 #define TFD_BINARY_GPU(NAME, OP, T) \

@@ -289,6 +289,36 @@ TEST_F(MathGpuTest, AddNMatchesCpu) {
   }
 }
 
+// 40 inputs take three launches; the partial sums must stay in float
+// between them, so the result is one float accumulation rounded once to
+// bfloat16 (add_n_plan.h), as tfd's CPU kernel computes it.
+TEST_F(MathGpuTest, AddNOfFortyBfloat16RoundsOnce) {
+  constexpr int kInputs = 40;
+  constexpr int64_t kSize = 4099;  // Not a multiple of any launch width.
+  std::vector<Tensor> inputs;
+  for (int i = 0; i < kInputs; ++i) {
+    inputs.push_back(test::RandomTensor<bfloat16>({kSize}, 100 + i, -1, 1));
+  }
+  std::vector<float> reference(kSize, 0.0f);
+  for (const Tensor& t : inputs) {
+    for (int64_t j = 0; j < kSize; ++j) reference[j] += static_cast<float>(t.data<bfloat16>()[j]);
+  }
+  absl::StatusOr<Tensor> sum = Execute1("AddN", inputs, AttrMap(), gpu_);
+  ASSERT_TRUE(sum.ok()) << sum.status();
+  const Tensor host = test::ToHost(*sum);
+  ASSERT_EQ(host.dtype(), DT_BFLOAT16);
+  int64_t mismatches = 0;
+  for (int64_t j = 0; j < kSize; ++j) {
+    const float expected = static_cast<float>(bfloat16(reference[j]));
+    const float got = static_cast<float>(host.data<bfloat16>()[j]);
+    if (got != expected && ++mismatches <= 5) {
+      ADD_FAILURE() << "element " << j << ": got " << got << ", float sum rounded once is "
+                    << expected << " (float sum " << reference[j] << ")";
+    }
+  }
+  EXPECT_EQ(mismatches, 0);
+}
+
 TEST_F(MathGpuTest, EmptyReductionsGiveTheIdentity) {
   const Tensor x = test::RandomTensor<float>({3, 0}, 1);
   const Tensor axis = test::AsTensor<int32_t>({1}, {1});

@@ -1,6 +1,7 @@
 // Benchmarks of MatMul on the GPU through Execute (dispatch, allocation
 // from the cache and cuBLAS), timed with CUDA events on the device's
-// stream, for square products in float32, half and bfloat16.
+// stream, for square products in float32, half and bfloat16 of uniform
+// random matrices in [-1, 1) (torch_reference.py multiplies the same).
 //
 //   bazel run --config=cuda //core/kernels/cuda:matmul_kernels_benchmark
 // (on a GPU machine; see docs/GPU.md).
@@ -11,6 +12,7 @@
 #include "core/device/cuda/cuda_event.h"
 #include "core/framework/execute.h"
 #include "core/framework/tensor.h"
+#include "core/kernels/cuda/benchmark_inputs.h"
 
 namespace tfd {
 namespace {
@@ -21,15 +23,15 @@ void BM_MatMul(benchmark::State& state) {
   absl::StatusOr<CudaDevice*> gpu = CudaDevice::Get(0);
   if (!gpu.ok()) return state.SkipWithError(std::string(gpu.status().message()).c_str());
   const int64_t n = state.range(0);
-  // Zeros: cuBLAS speed does not depend on the values that much, and the
-  // inputs need no host copy.
-  absl::StatusOr<Tensor> a = Tensor::Zeros(DataTypeToEnum<T>::value, {n, n}, *gpu);
-  absl::StatusOr<Tensor> b = Tensor::Zeros(DataTypeToEnum<T>::value, {n, n}, *gpu);
+  // Uniform [-1, 1) made on the device, as torch_reference.py's inputs:
+  // Hopper multiplies zeros faster than data (benchmark_inputs.h).
+  absl::StatusOr<Tensor> a = RandomUniformOn(*gpu, DataTypeToEnum<T>::value, {n, n}, 1);
+  absl::StatusOr<Tensor> b = RandomUniformOn(*gpu, DataTypeToEnum<T>::value, {n, n}, 3);
   absl::StatusOr<CudaEvent> start = CudaEvent::Create(0, true);
   absl::StatusOr<CudaEvent> stop = CudaEvent::Create(0, true);
-  if (!a.ok() || !b.ok() || !start.ok() || !stop.ok()) {
-    return state.SkipWithError("cannot set up the device");
-  }
+  if (!a.ok()) return state.SkipWithError(std::string(a.status().message()).c_str());
+  if (!b.ok()) return state.SkipWithError(std::string(b.status().message()).c_str());
+  if (!start.ok() || !stop.ok()) return state.SkipWithError("cannot create CUDA events");
   for (auto _ : state) {
     (void)start->Record((*gpu)->stream());
     absl::StatusOr<Tensor> c = Execute1("MatMul", {*a, *b});

@@ -10,6 +10,7 @@
 #include "core/distribute/collectives/bucketing.h"
 #include "core/distribute/collectives/nccl/nccl_backend.h"
 #include "core/distribute/collectives/nccl/nccl_group.h"
+#include "core/distribute/collectives/nccl/nccl_version.h"
 #include "core/framework/status.h"
 
 namespace tfd {
@@ -325,6 +326,18 @@ class NcclCommunicator : public Communicator {
   int64_t next_seq_ = 0;
 };
 
+// The release whose ncclConfig_t layout NCCL_CONFIG_INITIALIZER fills:
+// nccl.h versions the struct by minor release (ncclConfig_v22800 in 2.28).
+constexpr int kNcclConfigVersion = NCCL_VERSION(NCCL_MAJOR, NCCL_MINOR, 0);
+
+// The library loaded at run time may be older than the headers (Note in
+// nccl_version.h): refuse one that cannot read the config we fill.
+absl::Status CheckLoadedNcclReadsOurConfig() {
+  int loaded = 0;
+  TFD_RETURN_IF_ERROR(TFD_NCCL_STATUS(ncclGetVersion(&loaded)));
+  return CheckNcclLibraryVersion(loaded, kNcclConfigVersion, NCCL_VERSION_CODE);
+}
+
 // Ranks may differ in dimension 0 only: first every rank's header (dtype,
 // rank, dims) is gathered, checked and turned into row offsets; then each
 // rank broadcasts its rows into every rank's output at its offset.
@@ -474,6 +487,7 @@ absl::StatusOr<std::vector<std::unique_ptr<Communicator>>> CreateNcclRankCommuni
                            absl::FormatDuration(timeout));
   }
   std::memcpy(id.internal, unique_id.data(), sizeof(id.internal));
+  TFD_RETURN_IF_ERROR(CheckLoadedNcclReadsOurConfig());
   std::vector<LocalRank> ranks(n);
   for (int i = 0; i < n; ++i) {
     const int rank = first_rank + i;
