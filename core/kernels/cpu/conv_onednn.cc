@@ -108,6 +108,13 @@ absl::StatusOr<std::shared_ptr<const ConvPrimitive>> GetConv(Kind kind, DataType
                             [&] { return MakeConv(kind, type, g); });
 }
 
+// About one cycle per multiply-add, the same for all three passes
+// (Note [Small primitives] in onednn_util.h).
+int64_t ConvCost(const Conv2DGeometry& g) {
+  return g.batch * g.rows.output * g.cols.output * g.out_depth * g.in_depth * g.rows.filter *
+         g.cols.filter;
+}
+
 // A buffer for the filter in the primitive's layout.
 absl::StatusOr<Tensor> WeightsBuffer(const ConvPrimitive& c) {
   return Tensor::Allocate(DT_UINT8, {static_cast<int64_t>(c.weights.get_size())});
@@ -117,7 +124,7 @@ absl::StatusOr<Tensor> WeightsBuffer(const ConvPrimitive& c) {
 absl::Status RunWithFilterInput(Kind kind, ThreadPool* pool, const Conv2DGeometry& g,
                                 DataType dtype, const void* filter, int filter_arg, int in_arg,
                                 const void* in, int out_arg, void* out) {
-  onednn::OmpThreadsScope threads(pool);
+  onednn::OmpThreadsScope threads(pool, ConvCost(g));
   TFD_ASSIGN_OR_RETURN(std::shared_ptr<const ConvPrimitive> c,
                        GetConv(kind, dtype, g, threads.num_threads()));
   dnnl::memory weights = onednn::Memory(c->weights_user, filter);
@@ -155,7 +162,7 @@ absl::Status OneDnnConv2DBackpropInput(ThreadPool* pool, const Conv2DGeometry& g
 absl::Status OneDnnConv2DBackpropFilter(ThreadPool* pool, const Conv2DGeometry& g,
                                         DataType dtype, const void* input,
                                         const void* out_backprop, void* filter_backprop) {
-  onednn::OmpThreadsScope threads(pool);
+  onednn::OmpThreadsScope threads(pool, ConvCost(g));
   TFD_ASSIGN_OR_RETURN(std::shared_ptr<const ConvPrimitive> c,
                        GetConv(Kind::kBackwardWeights, dtype, g, threads.num_threads()));
   dnnl::memory user = onednn::Memory(c->weights_user, filter_backprop);

@@ -2,6 +2,8 @@
 
 #include <omp.h>
 
+#include <algorithm>
+
 #include "oneapi/dnnl/dnnl_debug.h"
 
 namespace tfd {
@@ -19,6 +21,13 @@ dnnl::stream& ThreadStream() {
 
 OmpThreadsScope::OmpThreadsScope(const ThreadPool* pool)
     : previous_(omp_get_max_threads()), num_threads_(pool->NumThreads()) {
+  omp_set_num_threads(num_threads_);
+}
+
+OmpThreadsScope::OmpThreadsScope(const ThreadPool* pool, int64_t cost)
+    : previous_(omp_get_max_threads()),
+      num_threads_(static_cast<int>(
+          PlanShards(std::max<int64_t>(1, cost), 1, pool->NumThreads()).num_shards)) {
   omp_set_num_threads(num_threads_);
 }
 

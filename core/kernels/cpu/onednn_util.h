@@ -47,6 +47,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "core/device/cpu/thread_budget.h"
 #include "core/device/cpu/thread_pool.h"
 #include "core/framework/status.h"
 #include "core/framework/tensor.h"
@@ -60,9 +61,22 @@ dnnl::stream& ThreadStream();
 
 // Sets the calling thread's OpenMP team size to pool->NumThreads() and
 // restores the previous value when destroyed.
+//
+// Note [Small primitives]: a oneDNN call on a team of more than one thread
+// opens an OpenMP parallel region, which wakes the team's sleeping threads
+// (Note [OpenMP spin]) and waits for the last of them: microseconds, more
+// on a loaded machine, which is most of a small convolution's time. Given
+// the call's cost (about one cycle per multiply-add or element visited),
+// the scope asks for no more threads than ParallelFor would (PlanShards:
+// kMinParallelCost cycles per thread), so a small call runs on the calling
+// thread alone and oneDNN opens no parallel region at all. The team size
+// is part of every primitive cache key, so each size gets its own
+// primitive, made for it.
 class OmpThreadsScope {
  public:
   explicit OmpThreadsScope(const ThreadPool* pool);
+  // For a call of about `cost` cycles (>= 0).
+  OmpThreadsScope(const ThreadPool* pool, int64_t cost);
   ~OmpThreadsScope();
   OmpThreadsScope(const OmpThreadsScope&) = delete;
   OmpThreadsScope& operator=(const OmpThreadsScope&) = delete;

@@ -76,11 +76,17 @@ absl::StatusOr<std::shared_ptr<const PoolPrimitive>> GetPool(Pass pass, DataType
                             [&] { return MakePool(pass, type, g); });
 }
 
+// About one cycle per element a window visits (Note [Small primitives] in
+// onednn_util.h).
+int64_t PoolCost(const PoolGeometry& g) {
+  return g.batch * g.rows.output * g.cols.output * g.depth * g.rows.filter * g.cols.filter;
+}
+
 }  // namespace
 
 absl::Status OneDnnPool(ThreadPool* pool, PoolKind kind, const PoolGeometry& g, DataType dtype,
                         const void* input, void* output) {
-  onednn::OmpThreadsScope threads(pool);
+  onednn::OmpThreadsScope threads(pool, PoolCost(g));
   TFD_ASSIGN_OR_RETURN(
       std::shared_ptr<const PoolPrimitive> p,
       GetPool(kind == PoolKind::kMax ? Pass::kMaxForward : Pass::kAvgForward, dtype, g,
@@ -92,7 +98,7 @@ absl::Status OneDnnPool(ThreadPool* pool, PoolKind kind, const PoolGeometry& g, 
 
 absl::Status OneDnnAvgPoolGrad(ThreadPool* pool, const PoolGeometry& g, DataType dtype,
                                const void* grad, void* in_backprop) {
-  onednn::OmpThreadsScope threads(pool);
+  onednn::OmpThreadsScope threads(pool, PoolCost(g));
   TFD_ASSIGN_OR_RETURN(std::shared_ptr<const PoolPrimitive> p,
                        GetPool(Pass::kAvgBackward, dtype, g, threads.num_threads()));
   return onednn::Run(p->primitive, p->scratchpad,
@@ -102,7 +108,7 @@ absl::Status OneDnnAvgPoolGrad(ThreadPool* pool, const PoolGeometry& g, DataType
 
 absl::Status OneDnnMaxPoolGrad(ThreadPool* pool, const PoolGeometry& g, DataType dtype,
                                const void* orig_input, const void* grad, void* in_backprop) {
-  onednn::OmpThreadsScope threads(pool);
+  onednn::OmpThreadsScope threads(pool, PoolCost(g));
   TFD_ASSIGN_OR_RETURN(std::shared_ptr<const PoolPrimitive> fwd,
                        GetPool(Pass::kMaxTraining, dtype, g, threads.num_threads()));
   TFD_ASSIGN_OR_RETURN(std::shared_ptr<const PoolPrimitive> bwd,
