@@ -123,9 +123,9 @@ absl::Status OneDnnMatMul(ThreadPool* pool, memory::data_type type, const MatMul
             return made;
           }));
   return onednn::Run(mm->primitive, mm->scratchpad,
-                     {{DNNL_ARG_SRC, onednn::Memory(mm->x, x)},
-                      {DNNL_ARG_WEIGHTS, onednn::Memory(mm->y, y)},
-                      {DNNL_ARG_DST, onednn::Memory(mm->out, out)}});
+                     {{DNNL_ARG_SRC, &mm->x, x},
+                      {DNNL_ARG_WEIGHTS, &mm->y, y},
+                      {DNNL_ARG_DST, &mm->out, out}});
 }
 
 // Eigen's GEMM on rows [r0, r1) of one output matrix.

@@ -38,6 +38,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <list>
 #include <memory>
 #include <string>
@@ -101,11 +102,27 @@ dnnl::memory::desc RowMajorDesc(const dnnl::memory::dims& dims, dnnl::memory::da
 // Attributes every tfd primitive is made with: user-managed scratchpad.
 dnnl::primitive_attr UserScratchpadAttr();
 
+// One argument of a primitive call: its DNNL_ARG_* id, its descriptor and
+// its data. `md` must be a descriptor kept with the cached primitive (its
+// address names the argument; Note [Reused memories]).
+struct Arg {
+  int id;
+  const dnnl::memory::desc* md;
+  const void* data;
+};
+
 // Runs `p` on this thread's stream and waits. `scratchpad` is the
-// primitive's scratchpad descriptor; a buffer for it is allocated here.
-// `args` maps DNNL_ARG_* to memories. Errors name oneDNN.
+// primitive's scratchpad descriptor (kept with it, as `md` above); a buffer
+// for it is allocated here. At most 8 args. Errors name oneDNN.
+//
+// Note [Reused memories]: creating a dnnl::memory allocates (the object
+// and its storage, 64-byte aligned), so a small call spent more in making
+// its memories than in computing. Run keeps this thread's memories by
+// (descriptor address, argument id) and only points them at the call's
+// data; a copy of the descriptor confirms a hit, since a descriptor freed
+// with an evicted primitive may have its address reused by another.
 absl::Status Run(const dnnl::primitive& p, const dnnl::memory::desc& scratchpad,
-                 std::unordered_map<int, dnnl::memory> args);
+                 std::initializer_list<Arg> args);
 
 // A memory object over a tensor's buffer (or any host pointer).
 dnnl::memory Memory(const dnnl::memory::desc& md, const void* data);
