@@ -74,16 +74,19 @@ namespace {
 // This thread's memories for Run (Note [Reused memories]).
 class ThreadMemories {
  public:
-  // A memory of descriptor `*md` for argument `id`, pointing at `data`.
+  // Makes room for a call of `n` arguments. Bounded: a thread that ran
+  // many geometries starts over, before the call's memories are taken (a
+  // memory dropped during the call would leave its handle dangling).
+  void Reserve(size_t n) {
+    if (entries_.size() + n > kMaxEntries) entries_.clear();
+  }
+
+  // A memory of descriptor `*md` for argument `id`, pointing at `data`. Its
+  // handle stays valid until the next Reserve.
   const dnnl::memory& Get(const dnnl::memory::desc* md, int id, const void* data) {
     auto [it, inserted] = entries_.try_emplace({md, id});
     Entry& e = it->second;
     if (inserted || !(e.md == *md)) {
-      // Bounded: a thread that ran many geometries starts over.
-      if (inserted && entries_.size() > kMaxEntries) {
-        entries_.clear();
-        return Get(md, id, data);
-      }
       e.md = *md;
       e.memory = Memory(*md, data);
     } else {
@@ -114,6 +117,7 @@ absl::Status Run(const dnnl::primitive& p, const dnnl::memory::desc& scratchpad,
   dnnl_exec_arg_t exec_args[kMaxArgs];
   int n = 0;
   Tensor buffer;
+  memories.Reserve(args.size() + 1);
   try {
     for (const Arg& a : args) {
       exec_args[n++] = {a.id, memories.Get(a.md, a.id, a.data).get()};
