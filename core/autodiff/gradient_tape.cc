@@ -37,12 +37,39 @@ absl::StatusOr<Tensor> OnesLike(const Tensor& t) {
 
 }  // namespace
 
+namespace {
+
+// Note [Recycled tape storage]: a tape's entry list grows op by op, and a
+// loop that makes a tape per step regrew it (and moved every entry at each
+// doubling) every time; a long tape's list is large enough that glibc gives
+// its memory back to the system when it is freed, and the next tape's
+// growth page-faults it in again. A tape's emptied list is therefore kept
+// for the next tape made on the same thread, up to kMaxRecycledEntries.
+constexpr size_t kMaxRecycledEntries = 8192;
+
+// This thread's spare (empty) entry list. `Entries` is the tape's private
+// list type.
+template <typename Entries>
+Entries& SpareEntries() {
+  thread_local Entries spare;
+  return spare;
+}
+
+}  // namespace
+
 GradientTape::GradientTape(bool persistent, bool watch_accessed_variables)
     : persistent_(persistent), watch_accessed_variables_(watch_accessed_variables) {
+  entries_.swap(SpareEntries<decltype(entries_)>());
   AddObserver(this);
 }
 
-GradientTape::~GradientTape() { RemoveObserver(this); }
+GradientTape::~GradientTape() {
+  RemoveObserver(this);
+  if (entries_.capacity() > kMaxRecycledEntries) return;
+  entries_.clear();
+  auto& spare = SpareEntries<decltype(entries_)>();
+  if (spare.capacity() < entries_.capacity()) spare.swap(entries_);
+}
 
 void GradientTape::Watch(const Tensor& t) {
   if (t.defined()) tracked_.insert(t.id());

@@ -58,7 +58,7 @@ BroadcastPlan MakeBroadcastPlan(absl::Span<const TensorShape> inputs,
   const size_t n = inputs.size();
   // Row-major strides of every input over the output's axes, 0 where the
   // input has size 1 (broadcast).
-  std::vector<std::vector<int64_t>> full(n, std::vector<int64_t>(rank, 0));
+  absl::InlinedVector<BroadcastDims, 3> full(n, BroadcastDims(rank, 0));
   for (size_t k = 0; k < n; ++k) {
     int64_t stride = 1;
     for (int d = rank - 1; d >= 0; --d) {

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/framework/tensor_shape.h"
@@ -43,9 +44,12 @@ absl::StatusOr<TensorShape> BroadcastShapes(absl::Span<const TensorShape> shapes
 //   [2,1] + [1,3] -> dims [2,3],  strides {[1,0], [0,1]}
 //
 // A scalar output (or one with a single element) has empty `dims`.
+// Inline up to rank 6 and three inputs, as TensorShape is: every binary op
+// makes a plan, and heap vectors were several mallocs of each.
+using BroadcastDims = absl::InlinedVector<int64_t, 6>;
 struct BroadcastPlan {
-  std::vector<int64_t> dims;
-  std::vector<std::vector<int64_t>> strides;
+  BroadcastDims dims;
+  absl::InlinedVector<BroadcastDims, 3> strides;
 };
 
 // The plan for broadcasting `inputs` to `output` (which must be what

@@ -94,17 +94,17 @@ TEST(BroadcastPlanTest, MatchesNaiveIndexing) {
 TEST(BroadcastPlanTest, MergesDimensions) {
   // Same shapes collapse to one contiguous dimension.
   BroadcastPlan p = MakeBroadcastPlan({S({4, 5, 6}), S({4, 5, 6})}, S({4, 5, 6}));
-  EXPECT_EQ(p.dims, Dims({120}));
-  EXPECT_EQ(p.strides[0], Dims({1}));
+  EXPECT_EQ(p.dims, BroadcastDims({120}));
+  EXPECT_EQ(p.strides[0], BroadcastDims({1}));
   // A bias over the last axis: rows x columns.
   p = MakeBroadcastPlan({S({4, 5, 6}), S({6})}, S({4, 5, 6}));
-  EXPECT_EQ(p.dims, Dims({20, 6}));
-  EXPECT_EQ(p.strides[0], Dims({6, 1}));
-  EXPECT_EQ(p.strides[1], Dims({0, 1}));
+  EXPECT_EQ(p.dims, BroadcastDims({20, 6}));
+  EXPECT_EQ(p.strides[0], BroadcastDims({6, 1}));
+  EXPECT_EQ(p.strides[1], BroadcastDims({0, 1}));
   // A scalar against anything.
   p = MakeBroadcastPlan({S({}), S({3, 7})}, S({3, 7}));
-  EXPECT_EQ(p.dims, Dims({21}));
-  EXPECT_EQ(p.strides[0], Dims({0}));
+  EXPECT_EQ(p.dims, BroadcastDims({21}));
+  EXPECT_EQ(p.strides[0], BroadcastDims({0}));
   // One element: no dims at all.
   p = MakeBroadcastPlan({S({1}), S({})}, S({1}));
   EXPECT_TRUE(p.dims.empty());

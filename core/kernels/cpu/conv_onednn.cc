@@ -108,6 +108,13 @@ absl::StatusOr<std::shared_ptr<const ConvPrimitive>> GetConv(Kind kind, DataType
                             [&] { return MakeConv(kind, type, g); });
 }
 
+// About one cycle per multiply-add, the same for all three passes
+// (Note [Small primitives] in onednn_util.h).
+int64_t ConvCost(const Conv2DGeometry& g) {
+  return g.batch * g.rows.output * g.cols.output * g.out_depth * g.in_depth * g.rows.filter *
+         g.cols.filter;
+}
+
 // A buffer for the filter in the primitive's layout.
 absl::StatusOr<Tensor> WeightsBuffer(const ConvPrimitive& c) {
   return Tensor::Allocate(DT_UINT8, {static_cast<int64_t>(c.weights.get_size())});
@@ -117,24 +124,24 @@ absl::StatusOr<Tensor> WeightsBuffer(const ConvPrimitive& c) {
 absl::Status RunWithFilterInput(Kind kind, ThreadPool* pool, const Conv2DGeometry& g,
                                 DataType dtype, const void* filter, int filter_arg, int in_arg,
                                 const void* in, int out_arg, void* out) {
-  onednn::OmpThreadsScope threads(pool);
+  onednn::OmpThreadsScope threads(pool, ConvCost(g));
   TFD_ASSIGN_OR_RETURN(std::shared_ptr<const ConvPrimitive> c,
                        GetConv(kind, dtype, g, threads.num_threads()));
-  dnnl::memory weights = onednn::Memory(c->weights_user, filter);
+  const memory::desc* weights_md = &c->weights_user;
+  const void* weights = filter;
   Tensor reordered;
   if (c->reorder) {
     TFD_ASSIGN_OR_RETURN(reordered, WeightsBuffer(*c));
-    dnnl::memory blocked = onednn::Memory(c->weights, reordered.raw_data());
     TFD_RETURN_IF_ERROR(onednn::Run(c->weights_reorder, c->reorder_scratchpad,
-                                    {{DNNL_ARG_FROM, weights}, {DNNL_ARG_TO, blocked}}));
-    weights = blocked;
+                                    {{DNNL_ARG_FROM, &c->weights_user, filter},
+                                     {DNNL_ARG_TO, &c->weights, reordered.raw_data()}}));
+    weights_md = &c->weights;
+    weights = reordered.raw_data();
   }
-  const memory::desc& in_md = kind == Kind::kForward ? c->src : c->dst;
-  const memory::desc& out_md = kind == Kind::kForward ? c->dst : c->src;
+  const memory::desc* in_md = kind == Kind::kForward ? &c->src : &c->dst;
+  const memory::desc* out_md = kind == Kind::kForward ? &c->dst : &c->src;
   return onednn::Run(c->primitive, c->scratchpad,
-                     {{filter_arg, weights},
-                      {in_arg, onednn::Memory(in_md, in)},
-                      {out_arg, onednn::Memory(out_md, out)}});
+                     {{filter_arg, weights_md, weights}, {in_arg, in_md, in}, {out_arg, out_md, out}});
 }
 
 }  // namespace
@@ -155,23 +162,25 @@ absl::Status OneDnnConv2DBackpropInput(ThreadPool* pool, const Conv2DGeometry& g
 absl::Status OneDnnConv2DBackpropFilter(ThreadPool* pool, const Conv2DGeometry& g,
                                         DataType dtype, const void* input,
                                         const void* out_backprop, void* filter_backprop) {
-  onednn::OmpThreadsScope threads(pool);
+  onednn::OmpThreadsScope threads(pool, ConvCost(g));
   TFD_ASSIGN_OR_RETURN(std::shared_ptr<const ConvPrimitive> c,
                        GetConv(Kind::kBackwardWeights, dtype, g, threads.num_threads()));
-  dnnl::memory user = onednn::Memory(c->weights_user, filter_backprop);
+  const memory::desc* diff_weights_md = &c->weights_user;
+  void* diff_weights = filter_backprop;
   Tensor blocked_buffer;
-  dnnl::memory diff_weights = user;
   if (c->reorder) {
     TFD_ASSIGN_OR_RETURN(blocked_buffer, WeightsBuffer(*c));
-    diff_weights = onednn::Memory(c->weights, blocked_buffer.raw_data());
+    diff_weights_md = &c->weights;
+    diff_weights = blocked_buffer.raw_data();
   }
   TFD_RETURN_IF_ERROR(onednn::Run(c->primitive, c->scratchpad,
-                                  {{DNNL_ARG_SRC, onednn::Memory(c->src, input)},
-                                   {DNNL_ARG_DIFF_DST, onednn::Memory(c->dst, out_backprop)},
-                                   {DNNL_ARG_DIFF_WEIGHTS, diff_weights}}));
+                                  {{DNNL_ARG_SRC, &c->src, input},
+                                   {DNNL_ARG_DIFF_DST, &c->dst, out_backprop},
+                                   {DNNL_ARG_DIFF_WEIGHTS, diff_weights_md, diff_weights}}));
   if (!c->reorder) return absl::OkStatus();
   return onednn::Run(c->weights_reorder, c->reorder_scratchpad,
-                     {{DNNL_ARG_FROM, diff_weights}, {DNNL_ARG_TO, user}});
+                     {{DNNL_ARG_FROM, &c->weights, diff_weights},
+                      {DNNL_ARG_TO, &c->weights_user, filter_backprop}});
 }
 
 }  // namespace tfd

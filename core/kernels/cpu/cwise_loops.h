@@ -98,9 +98,9 @@ void BinaryLoop(ThreadPool* pool, const BroadcastPlan& plan, const In* a, const 
     out[0] = Narrow<Out>(f(Widen(a[0]), Widen(b[0])));
     return;
   }
-  const std::vector<int64_t>& dims = plan.dims;
-  const std::vector<int64_t>& stride_a = plan.strides[0];
-  const std::vector<int64_t>& stride_b = plan.strides[1];
+  const BroadcastDims& dims = plan.dims;
+  const BroadcastDims& stride_a = plan.strides[0];
+  const BroadcastDims& stride_b = plan.strides[1];
   const int64_t inner = dims.back();
   int64_t rows = 1;
   for (int d = 0; d + 1 < rank; ++d) rows *= dims[d];

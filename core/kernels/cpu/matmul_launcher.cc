@@ -1,5 +1,6 @@
 #include "core/kernels/cpu/matmul_launcher.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -101,7 +102,8 @@ absl::Status OneDnnMatMul(ThreadPool* pool, memory::data_type type, const MatMul
   const Operand yo = Describe(yb, p.k, p.n, p.adj_y);
   const Operand oo = Describe(ob, p.m, p.n, false);
 
-  onednn::OmpThreadsScope threads(pool);
+  // One cycle per multiply-add (Note [Small primitives] in onednn_util.h).
+  onednn::OmpThreadsScope threads(pool, std::max<int64_t>(batches, 1) * p.m * p.n * p.k);
   static auto* cache = new onednn::PrimitiveCache<MatMulPrimitive>();
   TFD_ASSIGN_OR_RETURN(
       std::shared_ptr<const MatMulPrimitive> mm,
@@ -121,9 +123,9 @@ absl::Status OneDnnMatMul(ThreadPool* pool, memory::data_type type, const MatMul
             return made;
           }));
   return onednn::Run(mm->primitive, mm->scratchpad,
-                     {{DNNL_ARG_SRC, onednn::Memory(mm->x, x)},
-                      {DNNL_ARG_WEIGHTS, onednn::Memory(mm->y, y)},
-                      {DNNL_ARG_DST, onednn::Memory(mm->out, out)}});
+                     {{DNNL_ARG_SRC, &mm->x, x},
+                      {DNNL_ARG_WEIGHTS, &mm->y, y},
+                      {DNNL_ARG_DST, &mm->out, out}});
 }
 
 // Eigen's GEMM on rows [r0, r1) of one output matrix.

@@ -2,6 +2,9 @@
 
 #include <omp.h>
 
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
 #include "oneapi/dnnl/dnnl_debug.h"
 
 namespace tfd {
@@ -19,6 +22,13 @@ dnnl::stream& ThreadStream() {
 
 OmpThreadsScope::OmpThreadsScope(const ThreadPool* pool)
     : previous_(omp_get_max_threads()), num_threads_(pool->NumThreads()) {
+  omp_set_num_threads(num_threads_);
+}
+
+OmpThreadsScope::OmpThreadsScope(const ThreadPool* pool, int64_t cost)
+    : previous_(omp_get_max_threads()),
+      num_threads_(static_cast<int>(
+          PlanShards(std::max<int64_t>(1, cost), 1, pool->NumThreads()).num_shards)) {
   omp_set_num_threads(num_threads_);
 }
 
@@ -59,16 +69,74 @@ dnnl::memory Memory(const dnnl::memory::desc& md, const void* data) {
   return dnnl::memory(md, CpuEngine(), const_cast<void*>(data));
 }
 
+namespace {
+
+// This thread's memories for Run (Note [Reused memories]).
+class ThreadMemories {
+ public:
+  // Makes room for a call of `n` arguments. Bounded: a thread that ran
+  // many geometries starts over, before the call's memories are taken (a
+  // memory dropped during the call would leave its handle dangling).
+  void Reserve(size_t n) {
+    if (entries_.size() + n > kMaxEntries) entries_.clear();
+  }
+
+  // A memory of descriptor `*md` for argument `id`, pointing at `data`. Its
+  // handle stays valid until the next Reserve.
+  const dnnl::memory& Get(const dnnl::memory::desc* md, int id, const void* data) {
+    auto [it, inserted] = entries_.try_emplace({md, id});
+    Entry& e = it->second;
+    if (inserted || !(e.md == *md)) {
+      e.md = *md;
+      e.memory = Memory(*md, data);
+    } else {
+      // oneDNN takes a non-const handle for inputs as well; it never writes them.
+      e.memory.set_data_handle(const_cast<void*>(data));
+    }
+    return e.memory;
+  }
+
+ private:
+  static constexpr size_t kMaxEntries = 256;
+  struct Entry {
+    dnnl::memory::desc md;
+    dnnl::memory memory;
+  };
+  absl::flat_hash_map<std::pair<const dnnl::memory::desc*, int>, Entry> entries_;
+};
+
+}  // namespace
+
 absl::Status Run(const dnnl::primitive& p, const dnnl::memory::desc& scratchpad,
-                 std::unordered_map<int, dnnl::memory> args) {
+                 std::initializer_list<Arg> args) {
+  constexpr int kMaxArgs = 9;  // 8 and the scratchpad.
+  if (args.size() + 1 > kMaxArgs) {
+    return Internal("oneDNN call with ", args.size(), " arguments; at most ", kMaxArgs - 1);
+  }
+  thread_local ThreadMemories memories;
+  dnnl_exec_arg_t exec_args[kMaxArgs];
+  int n = 0;
   Tensor buffer;
-  const size_t bytes = scratchpad.get_size();
-  if (bytes > 0) {
-    TFD_ASSIGN_OR_RETURN(buffer, Tensor::Allocate(DT_UINT8, {static_cast<int64_t>(bytes)}));
-    args[DNNL_ARG_SCRATCHPAD] = Memory(scratchpad, buffer.raw_data());
+  memories.Reserve(args.size() + 1);
+  try {
+    for (const Arg& a : args) {
+      exec_args[n++] = {a.id, memories.Get(a.md, a.id, a.data).get()};
+    }
+    const size_t bytes = scratchpad.get_size();
+    if (bytes > 0) {
+      TFD_ASSIGN_OR_RETURN(buffer, Tensor::Allocate(DT_UINT8, {static_cast<int64_t>(bytes)}));
+      exec_args[n++] = {DNNL_ARG_SCRATCHPAD,
+                        memories.Get(&scratchpad, DNNL_ARG_SCRATCHPAD, buffer.raw_data()).get()};
+    }
+  } catch (const dnnl::error& e) {
+    return ErrorStatus(e, "dnnl::memory", __FILE__, __LINE__);
   }
   dnnl::stream& stream = ThreadStream();
-  TFD_ONEDNN_RETURN_IF_ERROR(p.execute(stream, args));
+  const dnnl_status_t status = dnnl_primitive_execute(p.get(), stream.get(), n, exec_args);
+  if (status != dnnl_success) {
+    return ErrorStatus(dnnl::error(status, "could not execute a primitive"),
+                       "dnnl_primitive_execute", __FILE__, __LINE__);
+  }
   TFD_ONEDNN_RETURN_IF_ERROR(stream.wait());
   return absl::OkStatus();
 }

@@ -38,6 +38,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <list>
 #include <memory>
 #include <string>
@@ -47,6 +48,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "core/device/cpu/thread_budget.h"
 #include "core/device/cpu/thread_pool.h"
 #include "core/framework/status.h"
 #include "core/framework/tensor.h"
@@ -60,9 +62,22 @@ dnnl::stream& ThreadStream();
 
 // Sets the calling thread's OpenMP team size to pool->NumThreads() and
 // restores the previous value when destroyed.
+//
+// Note [Small primitives]: a oneDNN call on a team of more than one thread
+// opens an OpenMP parallel region, which wakes the team's sleeping threads
+// (Note [OpenMP spin]) and waits for the last of them: microseconds, more
+// on a loaded machine, which is most of a small convolution's time. Given
+// the call's cost (about one cycle per multiply-add or element visited),
+// the scope asks for no more threads than ParallelFor would (PlanShards:
+// kMinParallelCost cycles per thread), so a small call runs on the calling
+// thread alone and oneDNN opens no parallel region at all. The team size
+// is part of every primitive cache key, so each size gets its own
+// primitive, made for it.
 class OmpThreadsScope {
  public:
   explicit OmpThreadsScope(const ThreadPool* pool);
+  // For a call of about `cost` cycles (>= 0).
+  OmpThreadsScope(const ThreadPool* pool, int64_t cost);
   ~OmpThreadsScope();
   OmpThreadsScope(const OmpThreadsScope&) = delete;
   OmpThreadsScope& operator=(const OmpThreadsScope&) = delete;
@@ -87,11 +102,27 @@ dnnl::memory::desc RowMajorDesc(const dnnl::memory::dims& dims, dnnl::memory::da
 // Attributes every tfd primitive is made with: user-managed scratchpad.
 dnnl::primitive_attr UserScratchpadAttr();
 
+// One argument of a primitive call: its DNNL_ARG_* id, its descriptor and
+// its data. `md` must be a descriptor kept with the cached primitive (its
+// address names the argument; Note [Reused memories]).
+struct Arg {
+  int id;
+  const dnnl::memory::desc* md;
+  const void* data;
+};
+
 // Runs `p` on this thread's stream and waits. `scratchpad` is the
-// primitive's scratchpad descriptor; a buffer for it is allocated here.
-// `args` maps DNNL_ARG_* to memories. Errors name oneDNN.
+// primitive's scratchpad descriptor (kept with it, as `md` above); a buffer
+// for it is allocated here. At most 8 args. Errors name oneDNN.
+//
+// Note [Reused memories]: creating a dnnl::memory allocates (the object
+// and its storage, 64-byte aligned), so a small call spent more in making
+// its memories than in computing. Run keeps this thread's memories by
+// (descriptor address, argument id) and only points them at the call's
+// data; a copy of the descriptor confirms a hit, since a descriptor freed
+// with an evicted primitive may have its address reused by another.
 absl::Status Run(const dnnl::primitive& p, const dnnl::memory::desc& scratchpad,
-                 std::unordered_map<int, dnnl::memory> args);
+                 std::initializer_list<Arg> args);
 
 // A memory object over a tensor's buffer (or any host pointer).
 dnnl::memory Memory(const dnnl::memory::desc& md, const void* data);

@@ -1,10 +1,11 @@
-// Tests of the oneDNN glue: the OpenMP team follows the pool, the cache
-// reuses and evicts, errors become Statuses that name oneDNN, half
+// Tests of the oneDNN glue: the OpenMP team follows the pool (and the
+// call's size), Run reuses memories safely, the cache reuses and evicts, errors become Statuses that name oneDNN, half
 // conversion round-trips, and kernels pick oneDNN or the fallback by dtype.
 #include "core/kernels/cpu/onednn_util.h"
 
 #include <omp.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,72 @@ TEST(OneDnnUtilTest, OmpTeamFollowsThePoolAndIsRestored) {
     EXPECT_EQ(omp_get_max_threads(), 3);
   }
   EXPECT_EQ(omp_get_max_threads(), before);
+}
+
+TEST(OneDnnUtilTest, SmallCallsRunOnTheCallingThreadAlone) {
+  ThreadPool four(4);
+  EXPECT_EQ(onednn::OmpThreadsScope(&four, 0).num_threads(), 1);
+  EXPECT_EQ(onednn::OmpThreadsScope(&four, kMinParallelCost - 1).num_threads(), 1);
+  EXPECT_EQ(onednn::OmpThreadsScope(&four, 2 * kMinParallelCost).num_threads(), 2);
+  EXPECT_EQ(onednn::OmpThreadsScope(&four, 100 * kMinParallelCost).num_threads(), 4);
+  {
+    onednn::OmpThreadsScope small(&four, 10);
+    EXPECT_EQ(omp_get_max_threads(), 1);
+  }
+}
+
+// A reorder of `n` floats from one plain layout to another: the copy's
+// primitive and descriptors, kept as a cached primitive keeps them.
+struct Copy {
+  dnnl::memory::desc md;
+  dnnl::reorder primitive;
+  dnnl::memory::desc scratchpad;
+  explicit Copy(int64_t n) : md(onednn::RowMajorDesc({n}, dnnl::memory::data_type::f32)) {
+    const dnnl::reorder::primitive_desc pd(onednn::CpuEngine(), md, onednn::CpuEngine(), md,
+                                           onednn::UserScratchpadAttr());
+    primitive = dnnl::reorder(pd);
+    scratchpad = pd.scratchpad_desc();
+  }
+};
+
+TEST(OneDnnUtilTest, RunPointsReusedMemoriesAtEachCallsData) {
+  Copy copy(3);
+  const std::vector<float> a = {1, 2, 3}, b = {4, 5, 6};
+  std::vector<float> out_a(3), out_b(3);
+  ASSERT_TRUE(onednn::Run(copy.primitive, copy.scratchpad,
+                          {{DNNL_ARG_FROM, &copy.md, a.data()}, {DNNL_ARG_TO, &copy.md, out_a.data()}})
+                  .ok());
+  ASSERT_TRUE(onednn::Run(copy.primitive, copy.scratchpad,
+                          {{DNNL_ARG_FROM, &copy.md, b.data()}, {DNNL_ARG_TO, &copy.md, out_b.data()}})
+                  .ok());
+  EXPECT_EQ(out_a, a);
+  EXPECT_EQ(out_b, b);
+}
+
+TEST(OneDnnUtilTest, RunStaysCorrectPastItsMemoryBound) {
+  // More descriptors than a thread keeps memories for, each run twice.
+  std::vector<std::unique_ptr<Copy>> copies;
+  for (int64_t n = 1; n <= 300; ++n) copies.push_back(std::make_unique<Copy>(n));
+  for (int round = 0; round < 2; ++round) {
+    for (const auto& c : copies) {
+      const int64_t n = c->md.get_size() / sizeof(float);
+      std::vector<float> in(n), out(n, -1.0f);
+      for (int64_t i = 0; i < n; ++i) in[i] = static_cast<float>(i + round);
+      ASSERT_TRUE(onednn::Run(c->primitive, c->scratchpad,
+                              {{DNNL_ARG_FROM, &c->md, in.data()}, {DNNL_ARG_TO, &c->md, out.data()}})
+                      .ok());
+      ASSERT_EQ(out, in) << n;
+    }
+  }
+  // A new descriptor, perhaps at a freed one's address, is not mistaken for
+  // the old one.
+  copies.clear();
+  Copy fresh(7);
+  std::vector<float> in = {1, 2, 3, 4, 5, 6, 7}, out(7);
+  ASSERT_TRUE(onednn::Run(fresh.primitive, fresh.scratchpad,
+                          {{DNNL_ARG_FROM, &fresh.md, in.data()}, {DNNL_ARG_TO, &fresh.md, out.data()}})
+                  .ok());
+  EXPECT_EQ(out, in);
 }
 
 TEST(OneDnnUtilTest, CacheReusesAndEvictsLeastRecentlyUsed) {

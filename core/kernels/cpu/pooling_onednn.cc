@@ -76,33 +76,37 @@ absl::StatusOr<std::shared_ptr<const PoolPrimitive>> GetPool(Pass pass, DataType
                             [&] { return MakePool(pass, type, g); });
 }
 
+// About one cycle per element a window visits (Note [Small primitives] in
+// onednn_util.h).
+int64_t PoolCost(const PoolGeometry& g) {
+  return g.batch * g.rows.output * g.cols.output * g.depth * g.rows.filter * g.cols.filter;
+}
+
 }  // namespace
 
 absl::Status OneDnnPool(ThreadPool* pool, PoolKind kind, const PoolGeometry& g, DataType dtype,
                         const void* input, void* output) {
-  onednn::OmpThreadsScope threads(pool);
+  onednn::OmpThreadsScope threads(pool, PoolCost(g));
   TFD_ASSIGN_OR_RETURN(
       std::shared_ptr<const PoolPrimitive> p,
       GetPool(kind == PoolKind::kMax ? Pass::kMaxForward : Pass::kAvgForward, dtype, g,
               threads.num_threads()));
   return onednn::Run(p->primitive, p->scratchpad,
-                     {{DNNL_ARG_SRC, onednn::Memory(p->src, input)},
-                      {DNNL_ARG_DST, onednn::Memory(p->dst, output)}});
+                     {{DNNL_ARG_SRC, &p->src, input}, {DNNL_ARG_DST, &p->dst, output}});
 }
 
 absl::Status OneDnnAvgPoolGrad(ThreadPool* pool, const PoolGeometry& g, DataType dtype,
                                const void* grad, void* in_backprop) {
-  onednn::OmpThreadsScope threads(pool);
+  onednn::OmpThreadsScope threads(pool, PoolCost(g));
   TFD_ASSIGN_OR_RETURN(std::shared_ptr<const PoolPrimitive> p,
                        GetPool(Pass::kAvgBackward, dtype, g, threads.num_threads()));
   return onednn::Run(p->primitive, p->scratchpad,
-                     {{DNNL_ARG_DIFF_DST, onednn::Memory(p->dst, grad)},
-                      {DNNL_ARG_DIFF_SRC, onednn::Memory(p->src, in_backprop)}});
+                     {{DNNL_ARG_DIFF_DST, &p->dst, grad}, {DNNL_ARG_DIFF_SRC, &p->src, in_backprop}});
 }
 
 absl::Status OneDnnMaxPoolGrad(ThreadPool* pool, const PoolGeometry& g, DataType dtype,
                                const void* orig_input, const void* grad, void* in_backprop) {
-  onednn::OmpThreadsScope threads(pool);
+  onednn::OmpThreadsScope threads(pool, PoolCost(g));
   TFD_ASSIGN_OR_RETURN(std::shared_ptr<const PoolPrimitive> fwd,
                        GetPool(Pass::kMaxTraining, dtype, g, threads.num_threads()));
   TFD_ASSIGN_OR_RETURN(std::shared_ptr<const PoolPrimitive> bwd,
@@ -113,15 +117,14 @@ absl::Status OneDnnMaxPoolGrad(ThreadPool* pool, const PoolGeometry& g, DataType
                        Tensor::Allocate(DT_UINT8, {static_cast<int64_t>(fwd->dst.get_size())}));
   TFD_ASSIGN_OR_RETURN(
       Tensor ws, Tensor::Allocate(DT_UINT8, {static_cast<int64_t>(fwd->workspace.get_size())}));
-  const dnnl::memory workspace = onednn::Memory(fwd->workspace, ws.raw_data());
   TFD_RETURN_IF_ERROR(onednn::Run(fwd->primitive, fwd->scratchpad,
-                                  {{DNNL_ARG_SRC, onednn::Memory(fwd->src, orig_input)},
-                                   {DNNL_ARG_DST, onednn::Memory(fwd->dst, out.raw_data())},
-                                   {DNNL_ARG_WORKSPACE, workspace}}));
+                                  {{DNNL_ARG_SRC, &fwd->src, orig_input},
+                                   {DNNL_ARG_DST, &fwd->dst, out.raw_data()},
+                                   {DNNL_ARG_WORKSPACE, &fwd->workspace, ws.raw_data()}}));
   return onednn::Run(bwd->primitive, bwd->scratchpad,
-                     {{DNNL_ARG_DIFF_DST, onednn::Memory(bwd->dst, grad)},
-                      {DNNL_ARG_DIFF_SRC, onednn::Memory(bwd->src, in_backprop)},
-                      {DNNL_ARG_WORKSPACE, workspace}});
+                     {{DNNL_ARG_DIFF_DST, &bwd->dst, grad},
+                      {DNNL_ARG_DIFF_SRC, &bwd->src, in_backprop},
+                      {DNNL_ARG_WORKSPACE, &fwd->workspace, ws.raw_data()}});
 }
 
 }  // namespace tfd

@@ -10,7 +10,7 @@ namespace cuda_kernels {
 namespace {
 
 // Whether `strides` walk the merged dims contiguously (row-major, dense).
-bool Contiguous(const std::vector<int64_t>& dims, const std::vector<int64_t>& strides) {
+bool Contiguous(absl::Span<const int64_t> dims, absl::Span<const int64_t> strides) {
   int64_t expected = 1;
   for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
     if (strides[d] != expected) return false;
