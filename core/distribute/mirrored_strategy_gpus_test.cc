@@ -8,12 +8,11 @@
 // memory abort (Note [Device reads]), so every value read here goes
 // through test::ToHost.
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
-#include "core/autodiff/gradient_tape.h"
 #include "core/device/device_registry.h"
+#include "core/distribute/linear_regression_testutil.h"
 #include "core/distribute/mirrored_strategy.h"
 #include "core/distribute/one_device_strategy.h"
 #include "core/framework/execute.h"
@@ -138,94 +137,31 @@ TEST_F(MirroredStrategyGpusTest, ReduceAndOnReadVariablesAggregateOnTheHost) {
   EXPECT_EQ(mean->scalar<float>(), 3.0f);
 }
 
-// A linear regression (y = xW) as an optimizer trains it: per replica a
-// GradientTape over its half of the global batch, the gradients all-reduced
-// (SUM, the loss scaled by the global batch), each component updated with
-// AssignSub. The components must stay bit-identical on their two GPUs and
-// reach the weights of one host device training on the whole batch.
+// The linear regression of linear_regression_testutil.h: its components
+// must stay bit-identical on their two GPUs and reach the weights of one
+// host device training on the whole batch.
 constexpr int64_t kGlobalBatch = 8;
 constexpr int64_t kFeatures = 3;
 constexpr int kSteps = 3;
 
-Tensor Normal(const TensorShape& shape, int seed) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<float> dist(0, 1);
-  Tensor t(DT_FLOAT, shape);
-  for (float& x : t.flat<float>()) x = dist(gen);
-  return t;
-}
-
-struct Trained {
-  std::vector<Tensor> components;  // W's components, copied to the host.
-  std::vector<float> losses;       // The global loss of each step.
-};
-
-absl::StatusOr<Trained> Train(Strategy& strategy, const Tensor& x, const Tensor& y,
-                              const Tensor& w0) {
-  std::shared_ptr<DistributedVariable> w;
-  {
-    StrategyScope scope(&strategy);
-    VariableSpec spec;
-    spec.name = "dense/kernel";
-    spec.initial_value = [&]() -> absl::StatusOr<Tensor> { return w0; };
-    TFD_ASSIGN_OR_RETURN(w, CreateVariable(spec));
-  }
-  const int64_t per_replica = kGlobalBatch / strategy.num_replicas_in_sync();
-  const Tensor all_axes = test::AsTensor<int32_t>({0, 1}, {2});
-  const Tensor global_batch = Tensor::Scalar<float>(kGlobalBatch);
-  Trained trained;
-  for (int step = 0; step < kSteps; ++step) {
-    TFD_ASSIGN_OR_RETURN(
-        PerReplica out,
-        strategy.Run([&](ReplicaContext& ctx) -> absl::StatusOr<std::vector<Tensor>> {
-          const int r = ctx.replica_id_in_sync_group();
-          TFD_ASSIGN_OR_RETURN(Tensor xs, x.Slice(r * per_replica, (r + 1) * per_replica));
-          TFD_ASSIGN_OR_RETURN(Tensor ys, y.Slice(r * per_replica, (r + 1) * per_replica));
-          GradientTape tape;
-          // xs: [batch, features], W: [features, 1] -> [batch, 1]
-          TFD_ASSIGN_OR_RETURN(Tensor pred, Execute1("MatMul", {xs, w->Read()}));
-          TFD_ASSIGN_OR_RETURN(Tensor err, Execute1("SquaredDifference", {pred, ys}));
-          TFD_ASSIGN_OR_RETURN(Tensor total, Execute1("Sum", {err, all_axes}));
-          // compute_average_loss: divided by the global batch.
-          TFD_ASSIGN_OR_RETURN(Tensor loss, Execute1("RealDiv", {total, global_batch}));
-          TFD_ASSIGN_OR_RETURN(std::vector<Tensor> grads, tape.Gradient(loss, {&w->Local()}));
-          TFD_ASSIGN_OR_RETURN(grads, ctx.AllReduce(ReduceOp::kSum, grads));
-          TFD_ASSIGN_OR_RETURN(Tensor update,
-                               Execute1("Mul", {grads[0], Tensor::Scalar<float>(0.1f)}));
-          TFD_RETURN_IF_ERROR(w->Local().AssignSub(update));
-          return std::vector<Tensor>{loss};
-        }));
-    TFD_ASSIGN_OR_RETURN(std::vector<Tensor> losses, strategy.ExperimentalLocalResults(out, 0));
-    TFD_ASSIGN_OR_RETURN(Tensor loss, strategy.Reduce(ReduceOp::kSum, losses));
-    trained.losses.push_back(loss.scalar<float>());
-  }
-  for (int i = 0; i < w->num_components(); ++i) {
-    if (w->component(i).device() != strategy.replica_devices()[i]) {
-      return Internal("component ", i, " is on ", w->component(i).device()->name());
-    }
-    TFD_ASSIGN_OR_RETURN(Tensor host, w->component(i).Peek().CopyTo(HostDevice()));
-    trained.components.push_back(std::move(host));
-  }
-  return trained;
-}
-
 TEST_F(MirroredStrategyGpusTest, LinearRegressionMatchesOneHostDevice) {
-  const Tensor x = Normal(TensorShape({kGlobalBatch, kFeatures}), 1);
-  const Tensor y = Normal(TensorShape({kGlobalBatch, 1}), 2);
-  const Tensor w0 = Normal(TensorShape({kFeatures, 1}), 3);
+  const Tensor x = RandomNormal<float>(TensorShape({kGlobalBatch, kFeatures}), 1);
+  const Tensor y = RandomNormal<float>(TensorShape({kGlobalBatch, 1}), 2);
+  const Tensor w0 = RandomNormal<float>(TensorShape({kFeatures, 1}), 3);
 
   auto one = OneDeviceStrategy::Create(HostDevice());
   ASSERT_TRUE(one.ok()) << one.status();
-  auto reference = Train(**one, x, y, w0);
+  auto reference = TrainLinearRegression<float>(**one, x, y, w0, kSteps);
   ASSERT_TRUE(reference.ok()) << reference.status();
   // Training made progress, so the comparison below means something.
   EXPECT_LT(reference->losses.back(), reference->losses.front());
 
   auto mirrored = MirroredStrategy::Create(Gpus());
   ASSERT_TRUE(mirrored.ok()) << mirrored.status();
-  auto trained = Train(**mirrored, x, y, w0);
+  auto trained = TrainLinearRegression<float>(**mirrored, x, y, w0, kSteps);
   ASSERT_TRUE(trained.ok()) << trained.status();
   ASSERT_EQ(trained->components.size(), 2u);
+  EXPECT_EQ(trained->devices, (std::vector<const Device*>{FakeGpu::Get(0), FakeGpu::Get(1)}));
   const Tensor& w = trained->components[0];
   EXPECT_EQ(std::memcmp(trained->components[1].raw_data(), w.raw_data(), w.TotalBytes()), 0)
       << "components diverged: " << trained->components[1].DebugString() << " vs "

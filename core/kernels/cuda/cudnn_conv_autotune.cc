@@ -1,12 +1,10 @@
 #include "core/kernels/cuda/cudnn_conv_autotune.h"
 
-#include <atomic>
-#include <cstdio>
 #include <cstdlib>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "core/framework/env_switch.h"
 
 namespace tfd {
 namespace cuda_kernels {
@@ -28,8 +26,10 @@ std::string ViewString(const NchwView& v) {
                       v.h_stride, ",", v.w_stride);
 }
 
-// -1: not read yet; 0 or 1: the setting.
-std::atomic<int> autotune_setting{-1};
+EnvSwitch& AutotuneSwitch() {
+  static EnvSwitch* s = new EnvSwitch("TF_CUDNN_USE_AUTOTUNE", true, "cuDNN autotuning");
+  return *s;
+}
 
 }  // namespace
 
@@ -112,32 +112,12 @@ ConvAlgoCache& GlobalConvAlgoCache() {
 }
 
 bool ParseAutotuneSwitch(const char* value) {
-  if (value == nullptr) return true;
-  const std::string v = absl::AsciiStrToLower(value);
-  if (v == "0" || v == "false") return false;
-  if (v == "1" || v == "true") return true;
-  std::fprintf(stderr,
-               "TF_CUDNN_USE_AUTOTUNE=%s is not 0, 1, false or true; cuDNN autotuning stays "
-               "on\n",
-               value);
-  return true;
+  return ParseEnvSwitch("TF_CUDNN_USE_AUTOTUNE", value, true, "cuDNN autotuning");
 }
 
-bool ConvAutotuneEnabled() {
-  int setting = autotune_setting.load(std::memory_order_acquire);
-  if (setting < 0) {
-    const int from_env = ParseAutotuneSwitch(std::getenv("TF_CUDNN_USE_AUTOTUNE")) ? 1 : 0;
-    // A concurrent SetConvAutotuneEnabled wins over the environment.
-    int expected = -1;
-    autotune_setting.compare_exchange_strong(expected, from_env, std::memory_order_acq_rel);
-    setting = autotune_setting.load(std::memory_order_acquire);
-  }
-  return setting == 1;
-}
+bool ConvAutotuneEnabled() { return AutotuneSwitch().enabled(); }
 
-void SetConvAutotuneEnabled(bool enabled) {
-  autotune_setting.store(enabled ? 1 : 0, std::memory_order_release);
-}
+void SetConvAutotuneEnabled(bool enabled) { AutotuneSwitch().set(enabled); }
 
 int64_t ParseWorkspaceLimitBytes(const char* value) {
   int64_t mib = 0;
