@@ -74,7 +74,7 @@ class Device {
   // reach each other, or logical devices of one GPU. CanCopyFromPeer says
   // whether this device takes such a copy from `from`; the default, false,
   // makes Tensor::CopyTo stage the bytes through host memory instead.
-  virtual bool CanCopyFromPeer(Device* from) { return false; }
+  virtual bool CanCopyFromPeer(Device* /*from*/) { return false; }
   // Queues a copy of `n` bytes from `src` (memory of `from`) into `dst`
   // (this device's memory) and returns without waiting. The copy runs
   // after the work queued on `from` so far and before the work issued on

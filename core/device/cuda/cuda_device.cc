@@ -148,7 +148,7 @@ absl::StatusOr<CudaDevice*> CudaDevice::Create(int ordinal) {
   // kernels. Set after cublasSetStream, which resets it. Never freed, as
   // the device is not; it serves one stream under cublas_mu_.
   void* workspace = nullptr;
-  const size_t workspace_bytes = size_t{prop.major >= 9 ? 32 : 4} << 20;
+  const size_t workspace_bytes = (prop.major >= 9 ? size_t{32} : size_t{4}) << 20;
   if (s.ok()) s = TFD_CUDA_STATUS(cudaMalloc(&workspace, workspace_bytes));
   if (s.ok()) s = TFD_CUBLAS_STATUS(cublasSetWorkspace(cublas, workspace, workspace_bytes));
   if (!s.ok()) {
