@@ -4,7 +4,6 @@
 #include <cmath>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "core/distribute/strategy.h"
 #include "core/framework/execute.h"
 #include "core/framework/status.h"
@@ -25,9 +24,11 @@ absl::StatusOr<T> HostScalar(const DistributedVariable& var) {
   return host.scalar<T>();
 }
 
+// Named as Keras names them ("current_loss_scale", "good_steps"), which
+// checkpoints record as the variables' full names.
 absl::StatusOr<std::shared_ptr<DistributedVariable>> StateVariable(const char* name, Tensor init) {
   distribute::VariableSpec spec;
-  spec.name = absl::StrCat("loss_scale/", name);
+  spec.name = name;
   spec.initial_value = [init]() -> absl::StatusOr<Tensor> { return init; };
   spec.trainable = false;
   return distribute::CreateVariable(spec);

@@ -1,5 +1,6 @@
 #include "savedmodel/checkpoint/keras_object_graph.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "core/framework/status.h"
 #include "core/nn/adagrad.h"
 #include "core/nn/adam.h"
+#include "core/nn/loss_scale_optimizer.h"
 #include "core/nn/rmsprop.h"
 #include "core/nn/sgd.h"
 
@@ -94,6 +96,16 @@ SaveableValue LearningRateValue(nn::Optimizer& optimizer) {
   return value;
 }
 
+// A LossScaleOptimizer's scale or good-steps counter. Optional: a
+// checkpoint written without loss scaling (float32 training, a fixed
+// scale) restores into a mixed_float16 model, whose scaling then starts
+// afresh, as Keras's restore leaves state the file does not have.
+SaveableValue LossScaleStateValue(std::shared_ptr<DistributedVariable> var) {
+  SaveableValue value = VariableValue(std::move(var));
+  value.required = false;
+  return value;
+}
+
 // The step counter of an optimizer that has none yet: saves 0.
 SaveableValue UnbuiltIterationsValue(const nn::Optimizer& optimizer) {
   SaveableValue value;
@@ -112,6 +124,23 @@ SaveableValue UnbuiltIterationsValue(const nn::Optimizer& optimizer) {
 }
 
 }  // namespace
+
+// Note [Loss scale in the object graph]
+// tf-keras's LossScaleOptimizer hands its tracking to the optimizer it
+// wraps (a delegating trackable), and tracks its dynamic scale state on
+// it: the wrapped optimizer gets a child "loss_scale" with
+// "current_loss_scale" (float32) and "good_steps" (int64). So the
+// wrapper's node and the wrapped optimizer's node have the same edges,
+// both with "loss_scale", and the keys are the plain optimizer's plus
+//   optimizer/loss_scale/current_loss_scale/.ATTRIBUTES/VARIABLE_VALUE
+//   optimizer/loss_scale/good_steps/.ATTRIBUTES/VARIABLE_VALUE
+// whether the checkpoint's "optimizer" is the wrapper (Keras's
+// model.optimizer) or the optimizer the user made (the C API's compiled
+// optimizer, with the wrapper at "model/optimizer"). The two stay two
+// nodes, as in Keras, that share every child; so the wrapper must be
+// added before the wrapped optimizer's own node (AddModel before
+// AddOptimizer does that for a compiled model). A fixed scale is a plain
+// float in Keras: nothing is tracked, and nothing saved.
 
 absl::StatusOr<int> KerasObjectGraphBuilder::AddModel(const nn::Model& model) {
   return AddLayer(model);
@@ -156,48 +185,99 @@ int KerasObjectGraphBuilder::AddVariable(const std::shared_ptr<DistributedVariab
   return node;
 }
 
+int KerasObjectGraphBuilder::AddSlot(const nn::Optimizer& optimizer,
+                                     const std::shared_ptr<DistributedVariable>& var) {
+  if (wrappers_.count(&optimizer) == 0) return AddVariable(var);
+  auto found = variables_.find(var.get());
+  if (found != variables_.end()) return found->second;
+  // tf-keras builds the slots of a wrapped optimizer outside the
+  // optimizer's name scope: "m/dense/kernel", not "Adam/m/dense/kernel".
+  SaveableValue value = VariableValue(var);
+  const std::string prefix = optimizer.name() + "/";
+  if (absl::StartsWith(value.full_name, prefix)) value.full_name.erase(0, prefix.size());
+  const int node = graph_.AddNode(std::move(value));
+  variables_[var.get()] = node;
+  return node;
+}
+
 absl::StatusOr<int> KerasObjectGraphBuilder::AddOptimizer(nn::Optimizer& optimizer) {
   auto found = optimizers_.find(&optimizer);
   if (found != optimizers_.end()) return found->second;
+  // A LossScaleOptimizer's node has its inner optimizer's edges (Note
+  // [Loss scale in the object graph]).
+  auto* scaled = dynamic_cast<nn::LossScaleOptimizer*>(&optimizer);
+  nn::Optimizer& tracked = scaled != nullptr ? scaled->inner_optimizer() : optimizer;
+  if (scaled != nullptr) wrappers_[&tracked] = scaled;
+  TFD_ASSIGN_OR_RETURN(std::vector<Edge> edges, OptimizerEdges(tracked));
+  auto wrapper = wrappers_.find(&tracked);
+  if (wrapper != wrappers_.end() && wrapper->second->dynamic()) {
+    // After the learning rate: where Keras tracks it when the optimizer is
+    // wrapped before its first step (compile() does so).
+    auto rate = std::find_if(edges.begin(), edges.end(), [](const Edge& e) {
+      return e.first == "_learning_rate" || e.first == "_current_learning_rate";
+    });
+    edges.insert(rate == edges.end() ? rate : rate + 1,
+                 Edge("loss_scale", LossScaleNode(*wrapper->second)));
+  }
+  const int node = graph_.AddNode();
+  optimizers_[&optimizer] = node;
+  for (Edge& edge : edges) graph_.AddChild(node, std::move(edge.first), edge.second);
+  return node;
+}
+
+int KerasObjectGraphBuilder::LossScaleNode(const nn::LossScaleOptimizer& optimizer) {
+  auto found = loss_scales_.find(&optimizer);
+  if (found != loss_scales_.end()) return found->second;
+  const int node = graph_.AddNode();
+  loss_scales_[&optimizer] = node;
+  graph_.AddChild(node, "current_loss_scale",
+                  graph_.AddNode(LossScaleStateValue(optimizer.current_loss_scale())));
+  graph_.AddChild(node, "good_steps", graph_.AddNode(LossScaleStateValue(optimizer.good_steps())));
+  return node;
+}
+
+absl::StatusOr<std::vector<KerasObjectGraphBuilder::Edge>> KerasObjectGraphBuilder::OptimizerEdges(
+    nn::Optimizer& optimizer) {
+  auto found = optimizer_edges_.find(&optimizer);
+  if (found != optimizer_edges_.end()) return found->second;
   const std::vector<std::shared_ptr<DistributedVariable>> variables = optimizer.variables();
   bool has_vhat = false;
   for (const auto& var : variables) has_vhat |= SlotNameOf(optimizer, *var) == "vhat";
   TFD_ASSIGN_OR_RETURN(std::vector<SlotList> lists, SlotListsOf(optimizer, has_vhat));
 
-  const int node = graph_.AddNode();
-  optimizers_[&optimizer] = node;
+  std::vector<Edge>& edges = optimizer_edges_[&optimizer];
+  const bool schedule = optimizer.learning_rate().is_schedule();
+  const char* rate_name = schedule ? "_current_learning_rate" : "_learning_rate";
   const std::shared_ptr<DistributedVariable> iterations = optimizer.iterations();
   if (iterations == nullptr) {
-    graph_.AddChild(node, "_iterations", graph_.AddNode(UnbuiltIterationsValue(optimizer)));
-    const bool schedule = optimizer.learning_rate().is_schedule();
-    graph_.AddChild(node, schedule ? "_current_learning_rate" : "_learning_rate",
-                    graph_.AddNode(LearningRateValue(optimizer)));
-    return node;
+    edges.emplace_back("_iterations", graph_.AddNode(UnbuiltIterationsValue(optimizer)));
+    edges.emplace_back(rate_name, graph_.AddNode(LearningRateValue(optimizer)));
+    return edges;
   }
 
   // variables() is the counter then the slots in creation order: Keras's
   // `_variables` list.
   const int list = graph_.AddNode();
   for (size_t i = 0; i < variables.size(); ++i) {
-    graph_.AddChild(list, absl::StrCat(i), AddVariable(variables[i]));
+    graph_.AddChild(list, absl::StrCat(i),
+                    variables[i] == iterations ? AddVariable(iterations)
+                                               : AddSlot(optimizer, variables[i]));
   }
-  graph_.AddChild(node, "_variables", list);
-  graph_.AddChild(node, "_iterations", AddVariable(iterations));
-  const bool schedule = optimizer.learning_rate().is_schedule();
-  graph_.AddChild(node, schedule ? "_current_learning_rate" : "_learning_rate",
-                  graph_.AddNode(LearningRateValue(optimizer)));
-  graph_.AddChild(node, "_index_dict", graph_.AddNode());
+  edges.emplace_back("_variables", list);
+  edges.emplace_back("_iterations", AddVariable(iterations));
+  edges.emplace_back(rate_name, graph_.AddNode(LearningRateValue(optimizer)));
+  edges.emplace_back("_index_dict", graph_.AddNode());
   for (const SlotList& kind : lists) {
     const int slots = graph_.AddNode();
     int index = 0;
     for (const auto& var : variables) {
       if (var != iterations && SlotNameOf(optimizer, *var) == kind.slot) {
-        graph_.AddChild(slots, absl::StrCat(index++), AddVariable(var));
+        graph_.AddChild(slots, absl::StrCat(index++), AddSlot(optimizer, var));
       }
     }
-    graph_.AddChild(node, kind.attribute, slots);
+    edges.emplace_back(kind.attribute, slots);
   }
-  return node;
+  return edges;
 }
 
 }  // namespace savedmodel

@@ -1,21 +1,26 @@
 // tfd's checkpoints of the models and optimizers of
 // testdata/make_keras_object_graphs.py carry exactly the object graph that
 // tf-keras 2.21 writes for them: nodes in the same order, the same edges,
-// keys, variable names and has_checkpoint_values flags.
+// keys, variable names and has_checkpoint_values flags. The mixed_float16
+// case trains through a LossScaleOptimizer: its "loss_scale" state sits
+// on the wrapped optimizer's node, as Keras tracks it.
 #include "savedmodel/checkpoint/keras_object_graph.h"
 
 #include <algorithm>
 #include <functional>
 #include <ostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/io/file.h"
 #include "core/nn/adagrad.h"
 #include "core/nn/adam.h"
+#include "core/nn/dtype_policy.h"
 #include "core/nn/layer_names.h"
 #include "core/nn/layer_testutil.h"
 #include "core/nn/learning_rate_schedule.h"
+#include "core/nn/loss_scale_optimizer.h"
 #include "core/nn/rmsprop.h"
 #include "core/nn/sgd.h"
 #include "google/protobuf/text_format.h"
@@ -43,6 +48,8 @@ struct Case {
   ModelFn model;
   TensorShape input_shape;
   OptimizerFn optimizer;
+  // The global dtype policy while the model is made.
+  std::string policy = "float32";
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
@@ -52,7 +59,10 @@ class KerasObjectGraphTest : public ::testing::TestWithParam<Case> {};
 TEST_P(KerasObjectGraphTest, SameGraphAsTfKeras) {
   const Case& c = GetParam();
   nn::ClearSession();
+  ASSERT_OK_AND_ASSIGN(nn::DTypePolicy policy, nn::DTypePolicy::FromName(c.policy));
+  std::optional<nn::ScopedGlobalPolicy> scoped(policy);
   ASSERT_OK_AND_ASSIGN(std::shared_ptr<nn::Model> model, c.model());
+  scoped.reset();
   ASSERT_OK_AND_ASSIGN(std::shared_ptr<nn::Optimizer> optimizer, c.optimizer());
   ASSERT_OK(test::Train(*model, *optimizer, test::MakeBatch(c.input_shape, 4, 1), 1));
 
@@ -85,6 +95,14 @@ TEST_P(KerasObjectGraphTest, SameGraphAsTfKeras) {
 
 absl::StatusOr<std::shared_ptr<nn::Optimizer>> DefaultAdam() {
   return Shared(nn::Adam::Create(nn::AdamOptions()));
+}
+
+// What compile() makes of Adam under mixed_float16.
+absl::StatusOr<std::shared_ptr<nn::Optimizer>> LossScaledAdam() {
+  TFD_ASSIGN_OR_RETURN(std::shared_ptr<nn::Optimizer> adam, DefaultAdam());
+  TFD_ASSIGN_OR_RETURN(std::shared_ptr<nn::LossScaleOptimizer> scaled,
+                       nn::LossScaleOptimizer::Create(std::move(adam)));
+  return std::shared_ptr<nn::Optimizer>(std::move(scaled));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -127,7 +145,9 @@ INSTANTIATE_TEST_SUITE_P(
                nn::SGDOptions o;
                o.learning_rate = *schedule;
                return Shared(nn::SGD::Create(o));
-             }}),
+             }},
+        Case{"mlp_mixed_float16_adam", test::MakeMlp, {4, 8}, LossScaledAdam,
+             "mixed_float16"}),
     [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
 
 }  // namespace

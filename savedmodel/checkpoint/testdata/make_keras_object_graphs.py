@@ -6,11 +6,14 @@ keras_object_graph_test.cc to compare tfd's graphs with.
 Each model is trained one step in a custom loop (GradientTape and
 apply_gradients, no compile), so the optimizer is built and the model has
 no training functions attached. Layer names are set explicitly so that
-they do not depend on Keras's per-process name counters.
+they do not depend on Keras's per-process name counters. The mixed_float16
+case builds its model under that global policy and trains through a
+LossScaleOptimizer around Adam (what compile() would wrap it in).
 
   TF_USE_LEGACY_KERAS=1 ~/.cache/tfd-venv/bin/python \
-      savedmodel/checkpoint/testdata/make_keras_object_graphs.py
+      savedmodel/checkpoint/testdata/make_keras_object_graphs.py [CASE...]
 """
+import sys
 import os
 import tempfile
 
@@ -73,12 +76,18 @@ CASES = {
     "mlp_adamw_amsgrad": (mlp, lambda: keras.optimizers.AdamW(amsgrad=True)),
     "mlp_sgd_schedule": (mlp, lambda: keras.optimizers.SGD(
         keras.optimizers.schedules.ExponentialDecay(0.1, 10, 0.9))),
+    "mlp_mixed_float16_adam": (mlp, lambda: keras.mixed_precision.LossScaleOptimizer(
+        keras.optimizers.Adam())),
 }
+# Cases whose model is built under a global dtype policy other than float32.
+POLICIES = {"mlp_mixed_float16_adam": "mixed_float16"}
 
 
-def object_graph(make_model, make_optimizer, directory):
+def object_graph(make_model, make_optimizer, directory, policy):
     keras.backend.clear_session()
+    keras.mixed_precision.set_global_policy(policy)
     model, input_shape = make_model()
+    keras.mixed_precision.set_global_policy("float32")
     optimizer = make_optimizer()
     rng = np.random.default_rng(0)
     x = rng.random(input_shape, dtype=np.float32)
@@ -97,9 +106,10 @@ def object_graph(make_model, make_optimizer, directory):
 
 
 def main():
-    for name, (make_model, make_optimizer) in CASES.items():
+    for name in sys.argv[1:] or CASES:
+        make_model, make_optimizer = CASES[name]
         with tempfile.TemporaryDirectory() as d:
-            graph = object_graph(make_model, make_optimizer, d)
+            graph = object_graph(make_model, make_optimizer, d, POLICIES.get(name, "float32"))
         with open(os.path.join(OUT, name + ".pbtxt"), "w") as f:
             f.write(f"# tf.train.Checkpoint(model=, optimizer=) object graph, tf-keras "
                     f"{tf_keras.__version__}, case {name}\n")
