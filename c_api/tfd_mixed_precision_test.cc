@@ -4,8 +4,9 @@
 // mixed_bfloat16 model that keeps float32 variables, computes in bfloat16
 // and trains, and a mixed_float16 model whose compile adds Keras's dynamic
 // loss scale: 2^15 at first, halved by a non-finite step (which is
-// skipped), doubled after 2000 finite steps.
+// skipped), doubled after 2000 finite steps, and kept by checkpoints.
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -355,6 +356,56 @@ TEST_F(MixedPrecisionTest, MirroredReplicasShareTheLossScale) {
   TF_DeleteTensor(x);
   TF_DeleteTensor(y);
   TFD_DeleteModel(m);
+}
+
+// TFD_ModelSaveCheckpoint keeps the loss scale and its good-steps count
+// (Keras's optimizer/loss_scale/ keys), and a new model restored from it
+// resumes with them: the same scale, the same count, the same next step.
+TEST_F(MixedPrecisionTest, CheckpointKeepsTheLossScale) {
+  Status s;
+  TFD_SetGlobalPolicy("mixed_float16", s);
+  ASSERT_TF_OK(s);
+  TFD_Model* trained = Mlp(/*float32_output=*/true, s);
+  CompilePlainSgd(trained, s);
+  ASSERT_TF_OK(s);
+  TF_Tensor *x, *y;
+  MakeBatch(8, 3, &x, &y);
+  TF_Tensor* overflow = FloatTensor({8, 4}, std::vector<float>(8 * 4, 1e6f));
+  // Skipped (halves the scale), then 3 finite steps.
+  TFD_ModelTrainStep(trained, overflow, y, s);
+  for (int step = 0; step < 3; ++step) TFD_ModelTrainStep(trained, x, y, s);
+  ASSERT_TF_OK(s);
+  ASSERT_EQ(TFD_ModelLossScale(trained, s), 16384.0f);
+  ASSERT_EQ(TFD_ModelLossScaleGoodSteps(trained, s), 3);
+  const std::string prefix = std::string(std::getenv("TEST_TMPDIR")) + "/mixed_ckpts/ckpt";
+  TF_Buffer* saved = TFD_ModelSaveCheckpoint(trained, prefix.c_str(), s);
+  ASSERT_TF_OK(s);
+  const std::string path(static_cast<const char*>(saved->data), saved->length);
+  TF_DeleteBuffer(saved);
+
+  TFD_Model* restored = Mlp(/*float32_output=*/true, s);
+  CompilePlainSgd(restored, s);
+  ASSERT_TF_OK(s);
+  EXPECT_EQ(TFD_ModelLossScale(restored, s), 32768.0f);
+  TFD_ModelRestoreCheckpoint(restored, path.c_str(), s);
+  ASSERT_TF_OK(s);
+  EXPECT_EQ(TFD_ModelLossScale(restored, s), TFD_ModelLossScale(trained, s));
+  EXPECT_EQ(TFD_ModelLossScaleGoodSteps(restored, s), 3);
+  EXPECT_EQ(WeightValues(restored), WeightValues(trained));
+  // Both go on alike: the count continues, an overflow halves the same scale.
+  TFD_ModelTrainStep(trained, x, y, s);
+  TFD_ModelTrainStep(restored, x, y, s);
+  ASSERT_TF_OK(s);
+  EXPECT_EQ(TFD_ModelLossScaleGoodSteps(restored, s), 4);
+  EXPECT_EQ(WeightValues(restored), WeightValues(trained));
+  TFD_ModelTrainStep(restored, overflow, y, s);
+  ASSERT_TF_OK(s);
+  EXPECT_EQ(TFD_ModelLossScale(restored, s), 8192.0f);
+  TF_DeleteTensor(overflow);
+  TF_DeleteTensor(x);
+  TF_DeleteTensor(y);
+  TFD_DeleteModel(trained);
+  TFD_DeleteModel(restored);
 }
 
 // tf-keras 2.21's model.to_json() of a mixed_float16 model: its layers keep
