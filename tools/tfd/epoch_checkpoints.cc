@@ -10,6 +10,7 @@
 #include "core/distribute/worker_write_location.h"
 #include "core/framework/status.h"
 #include "core/framework/tensor.h"
+#include "core/nn/loss_scale_optimizer.h"
 
 namespace tfd {
 namespace cli {
@@ -61,7 +62,7 @@ int64_t CheckpointNumber(const std::string& prefix) {
 
 EpochCheckpoints::EpochCheckpoints(std::shared_ptr<nn::Model> model, nn::Optimizer* optimizer,
                                    std::FILE* out, const distribute::ClusterInfo& task)
-    : checkpoint_(std::move(model), optimizer), out_(out), task_(task) {}
+    : checkpoint_(std::move(model), optimizer), optimizer_(optimizer), out_(out), task_(task) {}
 
 absl::StatusOr<std::shared_ptr<EpochCheckpoints>> EpochCheckpoints::Create(
     std::shared_ptr<nn::Model> model, const std::string& dir, std::FILE* out,
@@ -99,6 +100,15 @@ absl::StatusOr<int> EpochCheckpoints::RestoreLatest(distribute::Strategy& strate
   const int epochs = static_cast<int>(checkpoint_.save_counter());
   std::fprintf(out_, "Restored from %s: %d epoch%s done\n", latest->c_str(), epochs,
                epochs == 1 ? "" : "s");
+  // Under mixed_float16 training resumes with the saved loss scale and
+  // count of finite steps (not Keras's 2^15 and 0): say which.
+  const auto* scaled = dynamic_cast<const nn::LossScaleOptimizer*>(optimizer_);
+  if (scaled != nullptr && scaled->dynamic()) {
+    TFD_ASSIGN_OR_RETURN(const float scale, scaled->LossScale());
+    TFD_ASSIGN_OR_RETURN(const int64_t good_steps, scaled->DynamicCounter());
+    std::fprintf(out_, "Restored loss scale %g (good steps: %lld)\n", scale,
+                 static_cast<long long>(good_steps));
+  }
   std::fflush(out_);
   return epochs;
 }

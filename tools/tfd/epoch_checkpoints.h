@@ -5,7 +5,9 @@
 //
 // The epochs already done are the checkpoint's save_counter: one save per
 // epoch, counted in the checkpoint itself, so the count survives restarts
-// exactly as the weights and the optimizer's slots and step do.
+// exactly as the weights and the optimizer's slots and step do. Under
+// mixed_float16 the optimizer is a LossScaleOptimizer, whose loss scale and
+// good-steps count are saved and restored too.
 //
 // In a multi-worker job every worker saves, as Keras's callbacks do: the
 // chief to D, the others to D/workertemp_<task> (worker_write_location.h),
@@ -55,8 +57,9 @@ class EpochCheckpoints : public std::enable_shared_from_this<EpochCheckpoints> {
       std::FILE* out, const distribute::ClusterInfo& task = {});
 
   // Restores the latest checkpoint in the directory, if any, under
-  // `strategy`'s scope (the optimizer's slots are made there). Returns the
-  // epochs it holds (0 when there is none). Checkpoint::Restore's errors,
+  // `strategy`'s scope (the optimizer's slots are made there), and prints
+  // what it restored (the epochs, and a LossScaleOptimizer's scale and
+  // good steps). Returns the epochs it holds (0 when there is none). Checkpoint::Restore's errors,
   // e.g. INVALID_ARGUMENT for a checkpoint of another model; in a
   // multi-worker job (a collective: every worker calls it),
   // FAILED_PRECONDITION, before restoring anything, when the workers see
@@ -74,6 +77,7 @@ class EpochCheckpoints : public std::enable_shared_from_this<EpochCheckpoints> {
   absl::StatusOr<std::string> SaveToTemporaryLocation();
 
   savedmodel::Checkpoint checkpoint_;
+  nn::Optimizer* const optimizer_;
   std::unique_ptr<savedmodel::CheckpointManager> manager_;
   std::FILE* const out_;
   const distribute::ClusterInfo task_;

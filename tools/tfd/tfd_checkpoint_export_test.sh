@@ -5,6 +5,8 @@
 #   - a 1-epoch run saves ckpt-1 and exports a SavedModel;
 #   - a 2-epoch run over the same directory resumes after epoch 1, and
 #     the custom loop resumes from Fit's checkpoint;
+#   - under mixed_float16 the loss scale and its good steps are saved and
+#     both loops resume with them;
 #   - inspect lists the checkpoint's and the SavedModel's variables and
 #     the SavedModel's signature;
 #   - evaluate of the export reports the loss and accuracy that training's
@@ -126,6 +128,29 @@ expect_status export_again 1 "$out" "$TFD" train "${train[@]}" --epochs=3 --expo
 check export_again "$out" "tfd train: ALREADY_EXISTS: "
 expect_status custom_backup 2 "$out" "$TFD" train --loop=custom --backup_dir="$TEST_TMPDIR/b"
 check custom_backup "$out" "--backup_dir needs --loop=fit"
+
+# mixed_float16: the loss scale and its count of finite steps (3 batches an
+# epoch) are saved with Keras's keys, and both loops resume with them
+# instead of starting again at 2^15 and 0.
+mixed=(--data_dir="$DATA" --model=fashion_mlp --batch_size=32 --policy=mixed_float16
+       --checkpoint_dir="$TEST_TMPDIR/mixed_ckpts")
+out="$TEST_TMPDIR/mixed1"
+expect_status mixed1 0 "$out" "$TFD" train "${mixed[@]}" --epochs=1
+check mixed1 "$out" "Saved checkpoint for epoch 1: "
+expect_status mixed_inspect 0 "$out" "$TFD" inspect "$TEST_TMPDIR/mixed_ckpts"
+check mixed_inspect "$out" \
+  "^optimizer/loss_scale/current_loss_scale/.ATTRIBUTES/VARIABLE_VALUE float32 \[\]$"
+check mixed_inspect "$out" "^optimizer/loss_scale/good_steps/.ATTRIBUTES/VARIABLE_VALUE int64 \[\]$"
+out="$TEST_TMPDIR/mixed2"
+expect_status mixed2 0 "$out" "$TFD" train "${mixed[@]}" --epochs=2
+check mixed2 "$out" "^Restored loss scale 32768 (good steps: 3)$"
+out="$TEST_TMPDIR/mixed_custom"
+expect_status mixed_custom 0 "$out" "$TFD" train "${mixed[@]}" --epochs=3 --loop=custom
+check mixed_custom "$out" "^Restored loss scale 32768 (good steps: 6)$"
+check mixed_custom "$out" "Saved checkpoint for epoch 3: "
+out="$TEST_TMPDIR/mixed4"
+expect_status mixed4 0 "$out" "$TFD" train "${mixed[@]}" --epochs=3
+check mixed4 "$out" "^Restored loss scale 32768 (good steps: 9)$"
 
 if [[ $failures -gt 0 ]]; then exit 1; fi
 echo "PASS"
