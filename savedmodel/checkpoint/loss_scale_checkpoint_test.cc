@@ -138,7 +138,8 @@ TEST(LossScaleCheckpointTest, CompiledWrapperAndInnerOptimizerShareTheScale) {
   ASSERT_OK_AND_ASSIGN(auto reader, BundleReader::Open(path));
   ASSERT_OK_AND_ASSIGN(Tensor scale, reader->Lookup(kScaleKey));
   EXPECT_EQ(scale.scalar<float>(), 256.0f);
-  EXPECT_FALSE(reader->Contains("model/optimizer/loss_scale/good_steps/.ATTRIBUTES/VARIABLE_VALUE"));
+  EXPECT_FALSE(
+      reader->Contains("model/optimizer/loss_scale/good_steps/.ATTRIBUTES/VARIABLE_VALUE"));
   ASSERT_OK_AND_ASSIGN(Tensor proto, reader->Lookup(kObjectGraphKey));
   tensorflow::TrackableObjectGraph graph;
   ASSERT_TRUE(graph.ParseFromString(proto.data<std::string>()[0]));
