@@ -38,7 +38,8 @@ absl::Status CollectiveWatchdog::Fail(absl::Status status) {
       while (!aborted_) change_.Wait(&mu_);
       return status_;
     }
-    status_ = status.ok() ? absl::AbortedError(absl::StrCat(name_, ": aborted")) : std::move(status);
+    status_ =
+        status.ok() ? absl::AbortedError(absl::StrCat(name_, ": aborted")) : std::move(status);
     status = status_;
   }
   abort_(status);

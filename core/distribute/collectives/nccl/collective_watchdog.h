@@ -39,7 +39,8 @@
 // caller may release the memory the aborted work used.
 //
 //   CollectiveWatchdog watchdog("NcclAllReduce", [&](const absl::Status&) { AbortAll(); });
-//   TFD_RETURN_IF_ERROR(watchdog.Watch({rank, "AllReduce #3", deadline, timeout}, std::move(work)));
+//   TFD_RETURN_IF_ERROR(
+//       watchdog.Watch({rank, "AllReduce #3", deadline, timeout}, std::move(work)));
 //   ...
 //   TFD_RETURN_IF_ERROR(watchdog.WaitAll(rank, absl::Now() + timeout));  // host completion
 #ifndef TFD_CORE_DISTRIBUTE_COLLECTIVES_NCCL_COLLECTIVE_WATCHDOG_H_
@@ -62,8 +63,9 @@ namespace tfd {
 namespace distribute {
 
 // One collective queued on a device, as the watchdog sees it. Destroying
-// it releases what it holds (the event); it is destroyed on the
-// watchdog's thread, or on a rank's in Watch() when the group has failed.
+// it releases what it holds (the event); that happens on the watchdog's
+// thread, on the thread that failed the group, or in Watch() on a failed
+// group.
 class OutstandingWork {
  public:
   virtual ~OutstandingWork() = default;
@@ -142,7 +144,7 @@ class CollectiveWatchdog {
   // One look at every rank's work (Note [Watching in order]); returns the
   // error that ends the group, if any.
   absl::Status Look();
-  // The error `item` has, or OK while it is fine.
+  // `found` with the collective and its rank in front; OK stays OK.
   absl::Status Check(const WorkInfo& info, absl::Status found) const;
   bool AnyOutstanding() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 

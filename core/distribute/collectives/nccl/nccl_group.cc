@@ -80,7 +80,8 @@ absl::StatusOr<ncclDataType_t> NcclReduceType(DataType dtype) {
 
 NcclGroup::NcclGroup(int size, std::vector<LocalRank> ranks)
     : size_(size), ranks_(std::move(ranks)) {
-  watchdog_ = std::make_unique<CollectiveWatchdog>(kName, [this](const absl::Status&) { AbortAll(); });
+  watchdog_ =
+      std::make_unique<CollectiveWatchdog>(kName, [this](const absl::Status&) { AbortAll(); });
 }
 
 NcclGroup::~NcclGroup() {
