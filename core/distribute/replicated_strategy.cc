@@ -166,12 +166,24 @@ absl::StatusOr<PerReplica> ReplicatedStrategy::Run(const ReplicaFn& fn) {
                                    "): ", status.message()));
 }
 
+// Note [A step ends with its collectives checked]
+// An NCCL all-reduce's Wait() returns once its results are ordered on the
+// GPU's stream, so a replica queues its optimizer update while the
+// reduction still runs. Before the step returns, each replica waits for its
+// collectives to be done on the device (not for the rest of its work), so
+// a collective that failed or timed out fails the step that issued it, as
+// TensorFlow's would, and the group is remade before the next one.
 void ReplicatedStrategy::RunReplica(int r, const ReplicaFn& fn) {
   absl::StatusOr<std::vector<Tensor>> result;
   {
     DeviceScope device_scope(devices_[r]);
     ReplicaContextScope replica_scope(contexts_[r].get());
     result = fn(*contexts_[r]);
+  }
+  // Note [A step ends with its collectives checked].
+  if (result.ok()) {
+    absl::Status synced = comms_[r]->Synchronize(options_.communication.timeout);
+    if (!synced.ok()) result = synced;
   }
   if (!result.ok()) {
     {

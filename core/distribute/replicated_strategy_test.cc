@@ -5,9 +5,11 @@
 #include <atomic>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "core/distribute/internal/cpu_replica_devices.h"
 #include "core/distribute/mirrored_strategy.h"
 #include "core/framework/status.h"
 #include "core/framework/tensor_testutil.h"
@@ -265,6 +267,111 @@ TEST(ReplicatedStrategyTest, BadConfigurationsAreErrors) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(MirroredStrategy::Create(two, WithTimeout(absl::ZeroDuration())).status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+// A communicator whose collectives are another's, and whose Synchronize
+// reports what the test says: as an NCCL group whose collective failed on
+// the device after its Wait() returned.
+class LateFailingCommunicator : public Communicator {
+ public:
+  LateFailingCommunicator(std::unique_ptr<Communicator> inner, std::atomic<int>* syncs,
+                          absl::Mutex* mu, absl::Status* late)
+      : Communicator(inner->rank(), inner->group_size(), inner->device()),
+        inner_(std::move(inner)),
+        syncs_(syncs),
+        mu_(mu),
+        late_(late) {}
+  std::string implementation() const override { return inner_->implementation(); }
+  absl::StatusOr<std::unique_ptr<PendingAllReduce>> StartAllReduce(
+      std::vector<TensorSpec> specs, const AllReduceOptions& options) override {
+    return inner_->StartAllReduce(std::move(specs), options);
+  }
+  absl::StatusOr<std::unique_ptr<CollectiveHandle>> AllGather(
+      const Tensor& value, const AllGatherOptions& options) override {
+    return inner_->AllGather(value, options);
+  }
+  absl::StatusOr<std::unique_ptr<CollectiveHandle>> Broadcast(
+      const Tensor& value, const BroadcastOptions& options) override {
+    return inner_->Broadcast(value, options);
+  }
+  absl::Status Synchronize(absl::Duration timeout) override {
+    ++*syncs_;
+    absl::MutexLock lock(mu_);
+    // Only replica 1's collective fails; the first step to see it uses it up.
+    if (rank() != 1 || late_->ok()) return absl::OkStatus();
+    return std::exchange(*late_, absl::OkStatus());
+  }
+  void Abort(const absl::Status& cause) override { inner_->Abort(cause); }
+
+ private:
+  const std::unique_ptr<Communicator> inner_;
+  std::atomic<int>* const syncs_;
+  absl::Mutex* const mu_;
+  absl::Status* const late_;
+};
+
+class LateFailureStrategy final : public ReplicatedStrategy {
+ public:
+  static std::unique_ptr<LateFailureStrategy> Create(int n) {
+    auto s = std::unique_ptr<LateFailureStrategy>(new LateFailureStrategy());
+    auto devices = internal::CpuReplicaDevices(n);
+    EXPECT_TRUE(devices.ok()) << devices.status();
+    EXPECT_TRUE(s->Init(*devices, {}).ok());
+    return s;
+  }
+  std::string name() const override { return "LateFailureStrategy"; }
+  void FailNextSynchronize(absl::Status s) {
+    absl::MutexLock lock(&mu_);
+    late_ = std::move(s);
+  }
+
+  std::atomic<int> syncs{0};
+  std::atomic<int> groups{0};
+
+ protected:
+  absl::StatusOr<std::vector<std::unique_ptr<Communicator>>> MakeCommunicators() override {
+    TFD_ASSIGN_OR_RETURN(auto inner, ReplicatedStrategy::MakeCommunicators());
+    std::vector<std::unique_ptr<Communicator>> out;
+    for (auto& c : inner) {
+      out.push_back(std::make_unique<LateFailingCommunicator>(std::move(c), &syncs, &mu_, &late_));
+    }
+    ++groups;
+    return out;
+  }
+  absl::StatusOr<std::shared_ptr<DistributedVariable>> CreateVariableInCrossReplica(
+      const VariableSpec&) override {
+    return Unimplemented("not needed here");
+  }
+
+ private:
+  LateFailureStrategy() = default;
+  absl::Mutex mu_;
+  absl::Status late_ ABSL_GUARDED_BY(mu_);
+};
+
+// Note [A step ends with its collectives checked]: a collective that fails
+// on the device after its Wait() returned fails the step that issued it,
+// and the next step runs on a fresh group.
+TEST(ReplicatedStrategyTest, StepEndsWithItsCollectivesCheckedOnTheDevice) {
+  auto strategy = LateFailureStrategy::Create(2);
+  auto step = [](ReplicaContext& ctx) -> absl::StatusOr<std::vector<Tensor>> {
+    return ctx.AllReduce(ReduceOp::kSum, {Tensor::Scalar<float>(1.0f)});
+  };
+  auto ok = strategy->Run(step);
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(strategy->syncs.load(), 2);  // Once per replica.
+  EXPECT_EQ(strategy->groups.load(), 1);
+  strategy->FailNextSynchronize(absl::DeadlineExceededError(
+      "NcclAllReduce: AllReduce #1 timed out after 5m on rank 1"));
+  auto failed = strategy->Run(step);
+  EXPECT_EQ(failed.status().code(), absl::StatusCode::kDeadlineExceeded) << failed.status();
+  EXPECT_NE(failed.status().message().find("replica 1"), std::string::npos) << failed.status();
+  EXPECT_NE(failed.status().message().find("AllReduce #1 timed out"), std::string::npos)
+      << failed.status();
+  EXPECT_EQ(strategy->groups.load(), 2);  // Remade for the next step.
+  auto again = strategy->Run(step);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_FLOAT_EQ((*again)[0][0].scalar<float>(), 2.0f);
 }
 
 }  // namespace

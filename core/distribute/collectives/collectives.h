@@ -5,7 +5,10 @@
 // Communicator and calls it from its own thread. Every rank issues the same
 // collectives in the same order with matching dtypes and shapes: the k-th
 // call of each rank forms the group's k-th collective. A call returns a
-// handle at once; Wait() blocks until this rank's results are complete.
+// handle at once; Wait() blocks until this rank's results are ready to
+// use: complete on the host, or (for device tensors) ordered before
+// everything queued afterwards on the device's stream. Synchronize()
+// waits for the device too.
 //
 // Implementations (chosen by name in core/distribute/cross_device_ops.h):
 //   - "ShmAllReduce" (collectives/shm): replica threads of one process
@@ -107,9 +110,11 @@ std::string TensorSpecString(const TensorSpec& spec);  // "float32[2,3]"
 class CollectiveHandle {
  public:
   virtual ~CollectiveHandle() = default;
-  // Blocks until this rank's results are complete (or the collective
+  // Blocks until this rank's results are ready to use (or the collective
   // failed) and returns them, on this rank's device: one tensor per input
-  // for all-reduce, one for all-gather and broadcast. Call once.
+  // for all-reduce, one for all-gather and broadcast. Call once. On a GPU
+  // the device may still be computing them; an error it meets then fails
+  // the group, and the next call or Communicator::Synchronize() says so.
   // Errors: DEADLINE_EXCEEDED, ABORTED, INVALID_ARGUMENT (see above).
   virtual absl::StatusOr<std::vector<Tensor>> Wait() = 0;
 };
@@ -152,6 +157,19 @@ class Communicator {
 
   virtual absl::StatusOr<std::unique_ptr<CollectiveHandle>> Broadcast(
       const Tensor& value, const BroadcastOptions& options) = 0;
+
+  // Blocks until every collective this rank has waited for is complete on
+  // its device, or `timeout` passes (DEADLINE_EXCEEDED). Implementations
+  // whose Wait() returns before the device is done (NCCL, Note [Streams
+  // and events] in nccl/nccl_communicator.h) report here the errors that
+  // came after it: the group's status once it failed. Others are complete
+  // when Wait() returns; for them this default returns OK. For callers
+  // that need the results on the host, or a step that must end with its
+  // collectives checked.
+  virtual absl::Status Synchronize(absl::Duration timeout) {
+    (void)timeout;
+    return absl::OkStatus();
+  }
 
   // Declares this rank failed with `cause`: the whole group fails with
   // ABORTED naming this rank and the cause. Idempotent; the first cause of

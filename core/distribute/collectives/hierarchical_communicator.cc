@@ -35,6 +35,12 @@ class HierarchicalCommunicator : public Communicator {
   absl::StatusOr<std::unique_ptr<CollectiveHandle>> Broadcast(
       const Tensor& value, const BroadcastOptions& options) override;
 
+  // The cross-worker collectives run in the leader's Wait(), on the host:
+  // only the local group's may still be running on the device.
+  absl::Status Synchronize(absl::Duration timeout) override {
+    return local_->Synchronize(timeout);
+  }
+
   void Abort(const absl::Status& cause) override {
     local_->Abort(cause);
     cross_->Abort(cause);

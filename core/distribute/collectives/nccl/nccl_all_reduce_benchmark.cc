@@ -6,7 +6,9 @@
 //
 // "algbw" is the bytes each rank contributes over the time of one
 // all-reduce; "busbw" is algbw * 2(n-1)/n, the figure nccl-tests report,
-// comparable across rank counts (0 for one rank).
+// comparable across rank counts (0 for one rank). Each all-reduce is
+// waited for on the device (Synchronize): Wait() alone returns before
+// the GPU is done.
 //
 //   bazel build --config=cuda //core/distribute/collectives/nccl:nccl_all_reduce_benchmark
 //   (run on a GPU machine, docs/GPU.md)
@@ -46,13 +48,16 @@ void BM_NcclAllReduce(benchmark::State& state) {
     others.emplace_back([&, r] {
       for (int64_t i = 0; i < iterations; ++i) {
         if (!AllReduceAndWait(*(*comms)[r], {inputs[r]}, options).ok()) return;
+        if (!(*comms)[r]->Synchronize(options.communication.timeout).ok()) return;
       }
     });
   }
   for (auto _ : state) {
     auto out = AllReduceAndWait(*(*comms)[0], {inputs[0]}, options);
-    if (!out.ok()) {
-      state.SkipWithError(out.status().ToString().c_str());
+    absl::Status done = out.ok() ? (*comms)[0]->Synchronize(options.communication.timeout)
+                                 : out.status();
+    if (!done.ok()) {
+      state.SkipWithError(done.ToString().c_str());
       break;
     }
   }

@@ -28,8 +28,9 @@ constexpr int kGatherHeader = 2 + kMaxGatherRank;
 
 char* Bytes(const Tensor& t) { return static_cast<char*>(t.raw_data()); }
 
-// Collectives hold every tensor they touch until Finish (Note [Streams
-// and events]); a handle that is dropped unwaited still finishes them.
+// Collectives hold every tensor they touch until Finish has ordered the
+// compute stream after them (Note [Streams and events]); a handle that is
+// dropped unwaited still finishes them.
 class NcclHandle : public PendingAllReduce {
  public:
   NcclHandle(std::shared_ptr<NcclGroup> group, LocalRank* self, std::string what,
@@ -64,7 +65,7 @@ class NcclHandle : public PendingAllReduce {
   void set_launched() { launched_ = true; }
   absl::Time deadline() const { return deadline_; }
   const std::string& what() const { return what_; }
-  absl::Status Fail(absl::Status s) { return group_->Fail(*self_, std::move(s)); }
+  absl::Status Fail(absl::Status s) { return group_->Fail(std::move(s)); }
 
  protected:
   // Checks that must pass before waiting (all-reduce: every input in).
@@ -163,11 +164,11 @@ class NcclAllReduce : public NcclHandle {
   absl::Status Launch(const Bucket& bucket) {
     TFD_ASSIGN_OR_RETURN(ncclDataType_t type, nccl_internal::NcclReduceType(bucket.dtype));
     const size_t element = DataTypeSize(bucket.dtype);
-    const BucketSegment& first = bucket.segments.front();
-    const bool whole_tensor = bucket.segments.size() == 1 && first.offset == 0 &&
-                              first.count == specs_[first.tensor].shape.num_elements();
+    // One segment is contiguous in both its input and its output: reduced
+    // in place of the output, with no staging copies.
+    const bool contiguous = bucket.segments.size() == 1;
     Tensor staging;
-    if (!whole_tensor) {
+    if (!contiguous) {
       absl::StatusOr<Tensor> buffer =
           Tensor::Allocate(bucket.dtype, TensorShape({bucket.num_elements}), self_->gpu);
       if (!buffer.ok()) return Fail(buffer.status());
@@ -178,12 +179,15 @@ class NcclAllReduce : public NcclHandle {
     absl::Status s = group_->OrderAfterCompute(*self_);
     if (!s.ok()) return Fail(s);
     set_launched();
-    if (whole_tensor) {
-      return group_->Enqueued(
-          *self_,
-          ncclAllReduce(Bytes(inputs_[first.tensor]), Bytes(results_[first.tensor]),
-                        bucket.num_elements, type, op_, self_->comm, self_->stream),
-          "ncclAllReduce", deadline());
+    auto all_reduce = [&](const char* in, char* out) {
+      return group_->Enqueue(*self_, "ncclAllReduce", deadline(), [&](ncclComm_t comm) {
+        return ncclAllReduce(in, out, bucket.num_elements, type, op_, comm, self_->stream);
+      });
+    };
+    if (contiguous) {
+      const BucketSegment& seg = bucket.segments.front();
+      const size_t offset = seg.offset * element;
+      return all_reduce(Bytes(inputs_[seg.tensor]) + offset, Bytes(results_[seg.tensor]) + offset);
     }
     size_t offset = 0;
     for (const BucketSegment& seg : bucket.segments) {
@@ -192,11 +196,7 @@ class NcclAllReduce : public NcclHandle {
                                seg.count * element));
       offset += seg.count * element;
     }
-    TFD_RETURN_IF_ERROR(
-        group_->Enqueued(*self_,
-                         ncclAllReduce(Bytes(staging), Bytes(staging), bucket.num_elements, type,
-                                       op_, self_->comm, self_->stream),
-                         "ncclAllReduce", deadline()));
+    TFD_RETURN_IF_ERROR(all_reduce(Bytes(staging), Bytes(staging)));
     offset = 0;
     for (const BucketSegment& seg : bucket.segments) {
       TFD_RETURN_IF_ERROR(Copy(Bytes(results_[seg.tensor]) + seg.offset * element,
@@ -265,25 +265,30 @@ class NcclCommunicator : public Communicator {
     absl::StatusOr<Tensor> out = Tensor::Allocate(in.dtype(), in.shape(), device());
     if (!out.ok()) return Fail(out.status());
     TFD_RETURN_IF_ERROR(Launch(*handle));
-    TFD_RETURN_IF_ERROR(
-        group_->Enqueued(*self_,
-                         ncclBroadcast(Bytes(in), Bytes(*out), in.TotalBytes(), ncclUint8,
-                                       options.root, self_->comm, self_->stream),
-                         "ncclBroadcast", handle->deadline()));
+    TFD_RETURN_IF_ERROR(group_->Enqueue(
+        *self_, "ncclBroadcast", handle->deadline(), [&](ncclComm_t comm) {
+          return ncclBroadcast(Bytes(in), Bytes(*out), in.TotalBytes(), ncclUint8, options.root,
+                               comm, self_->stream);
+        }));
     handle->Keep(in);
     handle->set_results({*std::move(out)});
     return std::unique_ptr<CollectiveHandle>(std::move(handle));
   }
 
+  // Blocks until this rank's collectives are done on the device.
+  absl::Status Synchronize(absl::Duration timeout) override {
+    return group_->Synchronize(*self_, absl::Now() + timeout);
+  }
+
   void Abort(const absl::Status& cause) override {
     group_
-        ->Fail(*self_, absl::AbortedError(absl::StrCat(kName, ": rank ", rank(), " failed: ",
-                                                       cause.ok() ? "aborted" : cause.ToString())))
+        ->Fail(absl::AbortedError(absl::StrCat(kName, ": rank ", rank(), " failed: ",
+                                               cause.ok() ? "aborted" : cause.ToString())))
         .IgnoreError();
   }
 
  private:
-  absl::Status Fail(absl::Status s) { return group_->Fail(*self_, std::move(s)); }
+  absl::Status Fail(absl::Status s) { return group_->Fail(std::move(s)); }
 
   // A call that is invalid on its own also ends the group: the ranks'
   // sequences of collectives no longer line up.
@@ -368,14 +373,18 @@ absl::StatusOr<std::unique_ptr<CollectiveHandle>> NcclCommunicator::AllGather(
   {
     NcclHandle exchange(group_, self_, what + " (shapes)", timeout);
     TFD_RETURN_IF_ERROR(Launch(exchange));
-    TFD_RETURN_IF_ERROR(
-        group_->Enqueued(*self_,
-                         ncclAllGather(Bytes(*header_on_gpu), Bytes(*headers), kGatherHeader,
-                                       ncclInt64, self_->comm, self_->stream),
-                         "ncclAllGather", exchange.deadline()));
+    TFD_RETURN_IF_ERROR(group_->Enqueue(
+        *self_, "ncclAllGather", exchange.deadline(), [&](ncclComm_t comm) {
+          return ncclAllGather(Bytes(*header_on_gpu), Bytes(*headers), kGatherHeader, ncclInt64,
+                               comm, self_->stream);
+        }));
     exchange.Keep(*header_on_gpu);
     exchange.Keep(*headers);
     TFD_RETURN_IF_ERROR(exchange.Wait().status());
+    // The headers are read on the host: wait until the device is done
+    // (or the group failed, and the headers are not real).
+    absl::Status synced = group_->Synchronize(*self_, exchange.deadline());
+    if (!synced.ok()) return Fail(synced);
   }
   absl::StatusOr<Tensor> all = headers->CopyTo(HostDevice());
   if (!all.ok()) return Fail(all.status());
@@ -402,18 +411,21 @@ absl::StatusOr<std::unique_ptr<CollectiveHandle>> NcclCommunicator::AllGather(
   for (int d = 1; d < dims; ++d) row_size *= in.shape().dim(d);
   auto handle = std::make_unique<NcclHandle>(group_, self_, what, timeout);
   TFD_RETURN_IF_ERROR(Launch(*handle));
-  absl::Status s = TFD_NCCL_STATUS(ncclGroupStart());
-  size_t offset = 0;
-  for (int r = 0; r < group_size() && s.ok(); ++r) {
-    char* dst = Bytes(*out) + offset;
-    const size_t n = rows[r] * row_size;
-    s = TFD_NCCL_STATUS(ncclBroadcast(r == rank() ? Bytes(in) : dst, dst, n, ncclUint8, r,
-                                      self_->comm, self_->stream));
-    offset += n;
-  }
-  const ncclResult_t ended = ncclGroupEnd();
+  absl::Status s;
+  TFD_RETURN_IF_ERROR(
+      group_->Enqueue(*self_, "ncclGroupEnd", handle->deadline(), [&](ncclComm_t comm) {
+        s = TFD_NCCL_STATUS(ncclGroupStart());
+        size_t offset = 0;
+        for (int r = 0; r < group_size() && s.ok(); ++r) {
+          char* dst = Bytes(*out) + offset;
+          const size_t n = rows[r] * row_size;
+          s = TFD_NCCL_STATUS(ncclBroadcast(r == rank() ? Bytes(in) : dst, dst, n, ncclUint8, r,
+                                            comm, self_->stream));
+          offset += n;
+        }
+        return ncclGroupEnd();
+      }));
   if (!s.ok()) return Fail(s);
-  TFD_RETURN_IF_ERROR(group_->Enqueued(*self_, ended, "ncclGroupEnd", handle->deadline()));
   handle->Keep(in);
   handle->set_results({*std::move(out)});
   return std::unique_ptr<CollectiveHandle>(std::move(handle));
@@ -453,7 +465,7 @@ absl::StatusOr<std::vector<std::unique_ptr<Communicator>>> CreateNcclCommunicato
       ncclCommInitAll(comms.data(), static_cast<int>(comms.size()), ordinals.data())));
   for (size_t i = 0; i < comms.size(); ++i) ranks[i].comm = comms[i];
   // From here on the group owns the communicators, even if streams fail.
-  auto group = std::make_shared<NcclGroup>(static_cast<int>(devices.size()), ranks);
+  auto group = std::make_shared<NcclGroup>(static_cast<int>(devices.size()), std::move(ranks));
   for (int i = 0; i < group->num_local(); ++i) {
     LocalRank& r = group->local(i);
     TFD_RETURN_IF_ERROR(r.gpu->Activate());
@@ -520,7 +532,7 @@ absl::StatusOr<std::vector<std::unique_ptr<Communicator>>> CreateNcclRankCommuni
   }
   const ncclResult_t ended = ncclGroupEnd();
   // From here on the group owns the communicators, even if a start failed.
-  auto group = std::make_shared<NcclGroup>(size, ranks);
+  auto group = std::make_shared<NcclGroup>(size, std::move(ranks));
   TFD_RETURN_IF_ERROR(started);
   if (ended != ncclSuccess && ended != ncclInProgress) {
     return cuda_internal::NcclStatus(ended, "ncclGroupEnd", __FILE__, __LINE__);
@@ -529,7 +541,7 @@ absl::StatusOr<std::vector<std::unique_ptr<Communicator>>> CreateNcclRankCommuni
   for (int i = 0; i < n; ++i) {
     LocalRank& r = group->local(i);
     // Each communicator reports its own completion once the group is done.
-    TFD_RETURN_IF_ERROR(group->Enqueued(r, ncclInProgress, "ncclCommInitRankConfig", deadline));
+    TFD_RETURN_IF_ERROR(group->Settle(r, ncclInProgress, "ncclCommInitRankConfig", deadline));
     TFD_RETURN_IF_ERROR(r.gpu->Activate());
     TFD_RETURN_IF_ERROR(
         TFD_CUDA_STATUS(cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking)));

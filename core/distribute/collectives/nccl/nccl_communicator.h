@@ -14,11 +14,20 @@
 // NCCL reads inputs only once the kernels that produce them are done and
 // writes memory only once its previous users are done. Wait() records an
 // event on the NCCL stream, makes the compute stream wait for it (so
-// consumers queued afterwards see the results), and polls it from the
-// host until it completes: the poll is where timeouts and NCCL's
-// asynchronous errors are seen (ncclCommGetAsyncError), and a rank that
-// gives up aborts its NCCL communicator (ncclCommAbort) so that no kernel
-// spins forever. Every tensor a collective touches is held until then.
+// consumers queued afterwards see the results) and returns without
+// waiting for the GPU: the host goes on queuing the optimizer update, and
+// the rest of the step, while NCCL runs. The event then belongs to the
+// group's watchdog (collective_watchdog.h), a thread that polls it, NCCL's
+// asynchronous error (ncclCommGetAsyncError) and the deadline; on an error
+// or a timeout it fails the group and aborts its communicators
+// (ncclCommAbort), which ends the NCCL kernels so that no stream waits
+// forever. Every tensor a collective touches is held until the compute
+// stream is ordered after it, so memory let go afterwards is reused only
+// behind NCCL (the device's one-stream allocator). Communicator::
+// Synchronize() blocks until this rank's collectives are done on the GPU
+// and returns the group's error if one failed; a strategy calls it at the
+// end of each step, and all-gather calls it for the shapes it reads on
+// the host.
 //
 // Note [Bucket order]
 // An all-reduce's tensors are packed into buckets as the CPU path packs
@@ -27,16 +36,20 @@
 // remaining work (the rest of the backward pass), but strictly in bucket
 // order: NCCL needs every rank to issue its collectives in the same order,
 // and a bucket-ordered sequence is the same on every rank whatever order
-// the tensors arrive in. A bucket that is one whole tensor is reduced in
-// place of its output; others are gathered into one buffer first.
+// the tensors arrive in. A bucket that is one contiguous run of one
+// tensor (a whole tensor, or a slice of a large one) is reduced in place
+// of its output; others are gathered into one buffer first.
 //
 // Errors follow collectives.h: a rank that fails or times out poisons the
-// group (ABORTED / DEADLINE_EXCEEDED naming it) and every later call
-// fails; the strategy then makes a new group. NCCL's own errors arrive as
-// TFD_NCCL_STATUS messages.
+// group (ABORTED / DEADLINE_EXCEEDED naming the rank and the collective)
+// and every later call, wait and Synchronize() fails with that status;
+// the strategy then makes a new group. A failure the watchdog finds after
+// Wait() returned shows there, not in that Wait(). NCCL's own errors
+// arrive as TFD_NCCL_STATUS messages.
 //
-// Thread safety: as collectives.h; each rank's communicator is used by
-// its own thread (NCCL calls for one communicator come from one thread).
+// Thread safety: as collectives.h; each rank's NCCL communicator is used
+// by its own thread, and by the group's watchdog thread for error queries
+// and the abort, one at a time (a mutex per rank).
 //
 //   TFD_ASSIGN_OR_RETURN(auto comms, CreateNcclCommunicators({gpu0, gpu1}));
 //   // on replica i's thread:

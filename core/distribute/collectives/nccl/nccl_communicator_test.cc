@@ -3,8 +3,11 @@
 // timeouts; the two-rank cases need two GPUs and skip, saying so, with one.
 #include "core/distribute/collectives/nccl/nccl_communicator.h"
 
+#include <cuda_runtime_api.h>
+
 #include <thread>  // NOLINT(build/c++11): one thread per rank.
 
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "core/device/cuda/cuda_device.h"
 #include "core/device/cuda/cuda_test_util.h"
@@ -24,6 +27,11 @@ using test::ToDoubles;
 
 Tensor OnGpu(const Tensor& host, Device* gpu) { return *host.CopyTo(gpu); }
 Tensor OnHost(const Tensor& t) { return *t.CopyTo(HostDevice()); }
+
+// A host function that holds its stream until the test releases it.
+void CUDART_CB HoldStream(void* release) {
+  static_cast<absl::Notification*>(release)->WaitForNotification();
+}
 
 std::vector<Tensor> MixedInputs(uint32_t seed) {
   return {RandomUniformTensor(DT_FLOAT, TensorShape({3, 5}), seed),
@@ -116,6 +124,73 @@ TEST(NcclCommunicatorTest, BadCallsFailAndPoisonTheGroup) {
   auto after = (*again)[0]->AllGather(AsTensor<float>({1}, TensorShape({1})), {});
   EXPECT_EQ(after.status().code(), absl::StatusCode::kAborted);
   EXPECT_NE(after.status().message().find("replica failed"), std::string::npos);
+}
+
+// Note [Streams and events]: Wait() does not wait for the GPU, and
+// Synchronize() does, without failing the group when only its own wait
+// runs out.
+TEST(NcclCommunicatorTest, WaitReturnsBeforeTheGpuIsDoneAndSynchronizeWaitsForIt) {
+  TFD_SKIP_WITHOUT_CUDA_DEVICE();
+  CudaDevice* gpu = *CudaDevice::Get(0);
+  auto comms = CreateNcclCommunicators({gpu});
+  ASSERT_TRUE(comms.ok()) << comms.status();
+  Communicator& comm = *(*comms)[0];
+  const Tensor x = RandomUniformTensor(DT_FLOAT, TensorShape({3, 100}), 9);
+  const Tensor y = RandomUniformTensor(DT_FLOAT, TensorShape({50}), 10);
+  const Tensor x_gpu = OnGpu(x, gpu), y_gpu = OnGpu(y, gpu);
+  AllReduceOptions options;
+  options.communication.bytes_per_pack = 256;  // A packed bucket and slices of x.
+  // A first round warms NCCL and the allocator up, so the second needs no
+  // cudaMalloc (which could wait for the held stream).
+  ASSERT_TRUE(AllReduceAndWait(comm, {x_gpu, y_gpu}, options).ok());
+  ASSERT_TRUE(comm.Synchronize(absl::Seconds(30)).ok());
+  absl::Notification release;
+  ASSERT_EQ(cudaLaunchHostFunc(gpu->stream(), HoldStream, &release), cudaSuccess);
+  auto sums = AllReduceAndWait(comm, {x_gpu, y_gpu}, options);
+  ASSERT_TRUE(sums.ok()) << sums.status();  // Returned with the GPU held.
+  absl::Status early = comm.Synchronize(absl::Milliseconds(50));
+  EXPECT_EQ(early.code(), absl::StatusCode::kDeadlineExceeded) << early;
+  EXPECT_NE(early.message().find("AllReduce #1"), std::string::npos) << early;
+  release.Notify();
+  EXPECT_TRUE(comm.Synchronize(absl::Seconds(30)).ok());
+  ExpectTensorEqual(OnHost((*sums)[0]), x);
+  ExpectTensorEqual(OnHost((*sums)[1]), y);
+}
+
+// A peer that never joins: the watchdog times the collective out, aborts
+// the communicators (which lets the GPU streams go on) and every later
+// call of the group fails with the real error.
+TEST(NcclCommunicatorTest, WatchdogTimesOutACollectiveAPeerNeverJoins) {
+  TFD_SKIP_WITHOUT_CUDA_DEVICE();
+  if (CudaDevice::DeviceCount() < 2) GTEST_SKIP() << "needs two GPUs";
+  std::vector<Device*> gpus = {*CudaDevice::Get(0), *CudaDevice::Get(1)};
+  auto comms = CreateNcclCommunicators(gpus);
+  ASSERT_TRUE(comms.ok()) << comms.status();
+  AllReduceOptions options;
+  options.communication.timeout = absl::Milliseconds(500);
+  const Tensor x = OnGpu(RandomUniformTensor(DT_FLOAT, TensorShape({64}), 4), gpus[0]);
+  // A first all-reduce on both ranks connects them (NCCL may connect
+  // lazily, in the host call, which needs every rank).
+  std::thread warm_up([&] {
+    const Tensor y = OnGpu(RandomUniformTensor(DT_FLOAT, TensorShape({64}), 5), gpus[1]);
+    EXPECT_TRUE(AllReduceAndWait(*(*comms)[1], {y}, {}).ok());
+  });
+  ASSERT_TRUE(AllReduceAndWait(*(*comms)[0], {x}, {}).ok());
+  warm_up.join();
+  // Rank 1 never calls: rank 0's Wait() still returns (the GPU is not
+  // waited for), and Synchronize() reports the timeout.
+  auto lonely = AllReduceAndWait(*(*comms)[0], {x}, options);
+  EXPECT_TRUE(lonely.ok()) << lonely.status();
+  absl::Status synced = (*comms)[0]->Synchronize(absl::Seconds(60));
+  EXPECT_EQ(synced.code(), absl::StatusCode::kDeadlineExceeded) << synced;
+  EXPECT_NE(synced.message().find("AllReduce #1 timed out after 500ms on rank 0"),
+            std::string::npos)
+      << synced;
+  // The abort ended NCCL's kernel: the compute stream is free again.
+  EXPECT_TRUE(gpus[0]->Synchronize().ok());
+  auto later = (*comms)[1]->AllGather(x, {});
+  EXPECT_EQ(later.status(), synced);
+  EXPECT_EQ((*comms)[0]->Synchronize(absl::Seconds(1)), synced);
 }
 
 TEST(NcclCommunicatorTest, RefusesTwoRanksOnOnePhysicalGpuAndNonGpus) {
