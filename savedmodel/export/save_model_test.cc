@@ -9,6 +9,7 @@
 #include "core/framework/tensor_testutil.h"
 #include "core/io/file.h"
 #include "core/nn/dense.h"
+#include "core/nn/dtype_policy.h"
 #include "core/nn/sequential.h"
 #include "gtest/gtest.h"
 #include "savedmodel/bundle/tensor_bundle.h"
@@ -129,6 +130,52 @@ TEST(SaveModelTest, InputShapeFromOptionsWhenTheModelHasNone) {
 
   options.input_keys = {"a", "b"};
   EXPECT_FALSE(SaveModel(**model, TempDir("bad_keys"), options).ok());
+}
+
+// As tf-keras exports a model made under a mixed policy: float32 inputs
+// (the policy's variable dtype, also when the shape comes from the
+// options), the output in the last layer's compute dtype, float32
+// variables read through casts to the compute dtype.
+TEST(SaveModelTest, MixedPolicyModelsTakeFloat32AndKeepFloat32Variables) {
+  for (const char* name : {"mixed_float16", "mixed_bfloat16"}) {
+    SCOPED_TRACE(name);
+    auto policy = nn::DTypePolicy::FromName(name);
+    ASSERT_TRUE(policy.ok()) << policy.status();
+    absl::StatusOr<std::shared_ptr<nn::Sequential>> model;
+    {
+      nn::ScopedGlobalPolicy scope(*policy);
+      model = nn::Sequential::Make({std::make_shared<nn::Dense>(3)});
+    }
+    ASSERT_TRUE(model.ok()) << model.status();
+    SaveOptions options;
+    options.input_shape = nn::Shape{nn::kNone, 5};
+    const std::string dir = TempDir(std::string("mixed_") + name);
+    ASSERT_TRUE(SaveModel(**model, dir, options).ok());
+
+    const tensorflow::SavedModel sm = ReadSavedModel(dir);
+    ASSERT_EQ(sm.meta_graphs_size(), 1);
+    const tensorflow::MetaGraphDef& meta = sm.meta_graphs(0);
+    const auto& sig = meta.signature_def().at("serving_default");
+    ASSERT_EQ(sig.inputs().size(), 1);
+    EXPECT_EQ(sig.inputs().begin()->second.dtype(), tensorflow::DT_FLOAT);
+    ASSERT_EQ(sig.outputs().size(), 1);
+    const DataType compute = policy->compute_dtype();
+    EXPECT_EQ(static_cast<int>(sig.outputs().begin()->second.dtype()), static_cast<int>(compute));
+    int handles = 0, casts_to_compute = 0;
+    for (const auto& n : meta.graph_def().node()) {
+      if (n.op() == "VarHandleOp") {
+        ++handles;
+        EXPECT_EQ(n.attr().at("dtype").type(), tensorflow::DT_FLOAT) << n.name();
+      }
+      if (n.op() == "Cast" && n.attr().at("SrcT").type() == tensorflow::DT_FLOAT &&
+          static_cast<int>(n.attr().at("DstT").type()) == static_cast<int>(compute)) {
+        ++casts_to_compute;
+      }
+    }
+    EXPECT_EQ(handles, 2);  // kernel and bias.
+    // The input, the kernel and the bias.
+    EXPECT_GE(casts_to_compute, 3);
+  }
 }
 
 TEST(SaveModelTest, DuplicateVariableNamesAreRefused) {
