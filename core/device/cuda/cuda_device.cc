@@ -28,7 +28,6 @@
 
 #include <array>
 #include <cstring>
-#include <map>
 #include <mutex>
 #include <utility>
 
@@ -39,6 +38,7 @@
 #include "core/device/cuda/cuda_status.h"
 #include "core/device/cuda/pinned_host_memory.h"
 #include "core/device/device_registry.h"
+#include "core/device/logical_devices.h"
 #include "core/framework/status.h"
 
 namespace tfd {
@@ -182,18 +182,34 @@ absl::StatusOr<CudaDevice*> CudaDevice::Get(int ordinal) {
   return slot;
 }
 
+absl::StatusOr<std::vector<CudaDevice*>> CudaDevice::CreateLogical(
+    absl::Span<const int> counts) {
+  const int count = DeviceCount();
+  if (counts.size() != static_cast<size_t>(count)) {
+    return InvalidArgument("CreateLogical: need one count of logical devices per GPU (", count,
+                           " GPU", count == 1 ? " is" : "s are", " visible), got ",
+                           counts.size());
+  }
+  // Every physical GPU first, so that the maker below cannot fail.
+  for (int i = 0; i < count; ++i) TFD_RETURN_IF_ERROR(Get(i).status());
+  // Never deleted, as the devices it made are not.
+  static auto* table = new LogicalDeviceTable(
+      [](int physical, int id) -> Device* { return new CudaDevice(id, *Get(physical)); });
+  TFD_ASSIGN_OR_RETURN(std::vector<LogicalDevice> all, table->Create(counts));
+  std::vector<CudaDevice*> devices;
+  devices.reserve(all.size());
+  for (const LogicalDevice& d : all) devices.push_back(static_cast<CudaDevice*>(d.device));
+  return devices;
+}
+
 absl::StatusOr<std::vector<CudaDevice*>> CudaDevice::CreateLogical(int ordinal, int n) {
   if (n < 1) return InvalidArgument("CreateLogical: need at least 1 logical GPU, got ", n);
-  TFD_ASSIGN_OR_RETURN(CudaDevice * physical, Get(ordinal));
-  static absl::Mutex mu(absl::kConstInit);
-  // Never deleted, as physical devices are not.
-  static auto* made = new std::map<std::pair<int, int>, std::vector<CudaDevice*>>();
-  absl::MutexLock lock(&mu);
-  std::vector<CudaDevice*>& devices = (*made)[{ordinal, n}];
-  if (devices.empty()) {
-    for (int i = 0; i < n; ++i) devices.push_back(new CudaDevice(i, physical));
-  }
-  return devices;
+  TFD_RETURN_IF_ERROR(Get(ordinal).status());
+  std::vector<int> counts(DeviceCount(), 1);
+  counts[ordinal] = n;
+  TFD_ASSIGN_OR_RETURN(std::vector<CudaDevice*> all, CreateLogical(counts));
+  // GPUs before `ordinal` are one logical device each.
+  return std::vector<CudaDevice*>(all.begin() + ordinal, all.begin() + ordinal + n);
 }
 
 absl::Status CudaDevice::Activate() const {

@@ -17,12 +17,15 @@
 // without CUDA headers finds them with FindDevice("/device:GPU:0").
 //
 // Logical GPUs (TensorFlow's LogicalDeviceConfiguration): CreateLogical(
-// ordinal, n) splits one physical GPU into n devices "/device:GPU:0" ...
-// "/device:GPU:<n-1>", each a CudaDevice of its own (kernels take it as
-// any GPU) that shares the physical device's stream, caching allocator and
-// cuBLAS handle, so their work is ordered as one device's is. They exist
-// so that a MirroredStrategy can run several replicas on one GPU; they
-// are not listed in the device registry (as CPU logical devices are not).
+// counts) splits physical GPU i into counts[i] devices, numbered across
+// the GPUs in order as TensorFlow numbers them ([2, 2] gives GPU:0 and
+// GPU:1 on GPU 0, GPU:2 and GPU:3 on GPU 1; core/device/logical_devices.h).
+// Each is a CudaDevice of its own (kernels take it as any GPU) that shares
+// its physical device's stream, caching allocator and cuBLAS handle, so
+// their work is ordered as one device's is. They exist so that a
+// MirroredStrategy can run several replicas on one GPU; they are not
+// listed in the device registry (as CPU logical devices are not). The
+// split is the process's: made once, it cannot be changed.
 //
 // Host->device copies are staged in pinned memory (pinned_host_memory.h)
 // and only queued: they return once the source may be reused, without
@@ -55,6 +58,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/types/span.h"
 #include "core/device/cuda/caching_allocator.h"
 #include "core/device/cuda/cross_stream_allocator.h"
 #include "core/framework/device.h"
@@ -72,9 +76,18 @@ class CudaDevice final : public Device {
   // last GPU, and the CUDA or cuBLAS error if creation fails.
   static absl::StatusOr<CudaDevice*> Get(int ordinal);
 
-  // Splits physical GPU `ordinal` into `n` logical devices (see above),
-  // made once per (ordinal, n) and living for the process.
-  // INVALID_ARGUMENT for n < 1; the errors of Get(ordinal).
+  // Splits physical GPU i into counts[i] logical devices (see above; one
+  // count per visible GPU) and returns them all: element j is
+  // "/device:GPU:j". They are made by the first call and live for the
+  // process; later calls with the same counts return them.
+  // INVALID_ARGUMENT for a count below 1 or a count per GPU missing or
+  // extra; FAILED_PRECONDITION for counts other than the first call's;
+  // the errors of Get().
+  static absl::StatusOr<std::vector<CudaDevice*>> CreateLogical(absl::Span<const int> counts);
+  // Splits GPU `ordinal` into `n` logical devices, every other GPU staying
+  // one, and returns GPU `ordinal`'s: CreateLogical(counts) with
+  // counts[ordinal] = n, so they are "/device:GPU:<ordinal>" onwards.
+  // INVALID_ARGUMENT for n < 1; the errors of CreateLogical(counts).
   static absl::StatusOr<std::vector<CudaDevice*>> CreateLogical(int ordinal, int n);
 
   // The physical GPU (cudaSetDevice's ordinal); equals id() except for
