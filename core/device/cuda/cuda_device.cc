@@ -304,23 +304,26 @@ absl::Status CudaDevice::CopyDeviceToDevice(const void* src, void* dst, size_t n
 }
 
 bool CudaDevice::CanCopyFromPeer(Device* from) {
-  auto* gpu = dynamic_cast<CudaDevice*>(from);
-  if (gpu == nullptr) return false;
-  // Logical devices of one GPU share its stream and memory.
-  if (gpu->ordinal_ == ordinal_) return true;
-  return CudaPeerAccess().Usable(ordinal_, gpu->ordinal_);
+  // Any GPU: peer to peer where they reach each other, else staged through
+  // pinned host memory, queued either way (CopyFromPeer).
+  return dynamic_cast<CudaDevice*>(from) != nullptr;
 }
 
 absl::Status CudaDevice::CopyFromPeer(Device* from, const void* src, void* dst, size_t n) {
   auto* gpu = dynamic_cast<CudaDevice*>(from);
-  if (gpu == nullptr || !CanCopyFromPeer(from)) {
+  if (gpu == nullptr) {
     return FailedPrecondition(name(), " cannot copy directly from ",
                               from == nullptr ? "no device" : from->name());
   }
   if (n == 0) return absl::OkStatus();
   TFD_RETURN_IF_ERROR(Activate());
-  return CudaPeerCopier().Copy(src, StreamRef{gpu->ordinal_, gpu->stream_}, dst,
-                               StreamRef{ordinal_, stream_}, n);
+  const StreamRef from_stream{gpu->ordinal_, gpu->stream_};
+  const StreamRef to_stream{ordinal_, stream_};
+  // Logical devices of one GPU share its stream and memory.
+  if (gpu->ordinal_ == ordinal_ || CudaPeerAccess().Usable(ordinal_, gpu->ordinal_)) {
+    return CudaPeerCopier().Copy(src, from_stream, dst, to_stream, n);
+  }
+  return CudaStagedCopier().Copy(src, from_stream, dst, to_stream, n);
 }
 
 absl::Status CudaDevice::Memset(void* dst, int value, size_t n) {

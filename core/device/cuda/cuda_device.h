@@ -33,9 +33,9 @@
 // arrived (they synchronize the stream); device->device copies and
 // memsets are only queued. Copies from another GPU are queued too, with
 // no host wait: peer to peer where the GPUs reach each other (on one GPU,
-// between its logical devices, on its stream), through host memory
-// otherwise (CopyFromPeer). Synchronize() waits for everything queued on
-// both streams.
+// between its logical devices, on its stream), staged through pinned host
+// memory on both GPUs' streams otherwise (CopyFromPeer, staged_copy.h).
+// Synchronize() waits for everything queued on both streams.
 //
 // Thread safety: all methods may be called from any thread. Kernels run
 // their launches after Activate(), which makes the device current on the
@@ -114,12 +114,17 @@ class CudaDevice final : public Device {
   absl::Status CopyHostToDevice(const void* src, void* dst, size_t n) override;
   absl::Status CopyDeviceToHost(const void* src, void* dst, size_t n) override;
   absl::Status CopyDeviceToDevice(const void* src, void* dst, size_t n) override;
-  // True for `from` a logical device of the same GPU, or a GPU whose
-  // memory this one can access (peer access, enabled on first use).
+  // True for `from` any CUDA device (CopyFromPeer queues every such copy).
   bool CanCopyFromPeer(Device* from) override;
-  // Queues the copy on stream() (cudaMemcpyPeerAsync between GPUs) behind
-  // an event of `from`'s stream, and makes `from`'s stream wait for it
-  // (Note [Ordering a copy between GPUs] in peer_copy.h). No host wait.
+  // From a logical device of the same GPU, or a GPU whose memory this one
+  // can access (peer access, enabled on first use): queues the copy on
+  // stream() (cudaMemcpyPeerAsync between GPUs) behind an event of
+  // `from`'s stream, and makes `from`'s stream wait for it (Note [Ordering
+  // a copy between GPUs] in peer_copy.h). From any other GPU: a copy into
+  // a pinned block on `from`'s stream, then out of it on stream() behind
+  // an event (Note [Staging a copy between GPUs] in staged_copy.h). No
+  // host wait either way, unless pinned memory ran out.
+  // FAILED_PRECONDITION for `from` not a CUDA device.
   absl::Status CopyFromPeer(Device* from, const void* src, void* dst, size_t n) override;
   absl::Status Memset(void* dst, int value, size_t n) override;
   absl::Status Synchronize() override;
