@@ -12,6 +12,7 @@
 
 #include "core/autodiff/gradient_tape.h"
 #include "core/framework/determinism.h"
+#include "core/framework/tensor_testutil.h"
 #include "core/kernels/random_seed.h"
 #include "core/nn/adam.h"
 #include "core/nn/batch_normalization.h"
@@ -77,7 +78,8 @@ void TrainAndRead(bool embedding, int64_t seed, Bytes* trained, Bytes* initial) 
   auto read = [&](Bytes* out) {
     out->clear();
     for (const Weight& w : model->weights()) {
-      const Tensor t = w->component(0).Peek();
+      // On the host: the weights live on the default device.
+      const Tensor t = tfd::test::ToHost(w->component(0).Peek());
       const char* p = static_cast<const char*>(t.raw_data());
       out->emplace_back(p, p + t.TotalBytes());
     }

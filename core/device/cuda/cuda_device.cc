@@ -28,7 +28,6 @@
 
 #include <array>
 #include <cstring>
-#include <map>
 #include <mutex>
 #include <utility>
 
@@ -39,6 +38,7 @@
 #include "core/device/cuda/cuda_status.h"
 #include "core/device/cuda/pinned_host_memory.h"
 #include "core/device/device_registry.h"
+#include "core/device/logical_devices.h"
 #include "core/framework/status.h"
 
 namespace tfd {
@@ -182,18 +182,34 @@ absl::StatusOr<CudaDevice*> CudaDevice::Get(int ordinal) {
   return slot;
 }
 
+absl::StatusOr<std::vector<CudaDevice*>> CudaDevice::CreateLogical(
+    absl::Span<const int> counts) {
+  const int count = DeviceCount();
+  if (counts.size() != static_cast<size_t>(count)) {
+    return InvalidArgument("CreateLogical: need one count of logical devices per GPU (", count,
+                           " GPU", count == 1 ? " is" : "s are", " visible), got ",
+                           counts.size());
+  }
+  // Every physical GPU first, so that the maker below cannot fail.
+  for (int i = 0; i < count; ++i) TFD_RETURN_IF_ERROR(Get(i).status());
+  // Never deleted, as the devices it made are not.
+  static auto* table = new LogicalDeviceTable(
+      [](int physical, int id) -> Device* { return new CudaDevice(id, *Get(physical)); });
+  TFD_ASSIGN_OR_RETURN(std::vector<LogicalDevice> all, table->Create(counts));
+  std::vector<CudaDevice*> devices;
+  devices.reserve(all.size());
+  for (const LogicalDevice& d : all) devices.push_back(static_cast<CudaDevice*>(d.device));
+  return devices;
+}
+
 absl::StatusOr<std::vector<CudaDevice*>> CudaDevice::CreateLogical(int ordinal, int n) {
   if (n < 1) return InvalidArgument("CreateLogical: need at least 1 logical GPU, got ", n);
-  TFD_ASSIGN_OR_RETURN(CudaDevice * physical, Get(ordinal));
-  static absl::Mutex mu(absl::kConstInit);
-  // Never deleted, as physical devices are not.
-  static auto* made = new std::map<std::pair<int, int>, std::vector<CudaDevice*>>();
-  absl::MutexLock lock(&mu);
-  std::vector<CudaDevice*>& devices = (*made)[{ordinal, n}];
-  if (devices.empty()) {
-    for (int i = 0; i < n; ++i) devices.push_back(new CudaDevice(i, physical));
-  }
-  return devices;
+  TFD_RETURN_IF_ERROR(Get(ordinal).status());
+  std::vector<int> counts(DeviceCount(), 1);
+  counts[ordinal] = n;
+  TFD_ASSIGN_OR_RETURN(std::vector<CudaDevice*> all, CreateLogical(counts));
+  // GPUs before `ordinal` are one logical device each.
+  return std::vector<CudaDevice*>(all.begin() + ordinal, all.begin() + ordinal + n);
 }
 
 absl::Status CudaDevice::Activate() const {
@@ -288,23 +304,26 @@ absl::Status CudaDevice::CopyDeviceToDevice(const void* src, void* dst, size_t n
 }
 
 bool CudaDevice::CanCopyFromPeer(Device* from) {
-  auto* gpu = dynamic_cast<CudaDevice*>(from);
-  if (gpu == nullptr) return false;
-  // Logical devices of one GPU share its stream and memory.
-  if (gpu->ordinal_ == ordinal_) return true;
-  return CudaPeerAccess().Usable(ordinal_, gpu->ordinal_);
+  // Any GPU: peer to peer where they reach each other, else staged through
+  // pinned host memory, queued either way (CopyFromPeer).
+  return dynamic_cast<CudaDevice*>(from) != nullptr;
 }
 
 absl::Status CudaDevice::CopyFromPeer(Device* from, const void* src, void* dst, size_t n) {
   auto* gpu = dynamic_cast<CudaDevice*>(from);
-  if (gpu == nullptr || !CanCopyFromPeer(from)) {
+  if (gpu == nullptr) {
     return FailedPrecondition(name(), " cannot copy directly from ",
                               from == nullptr ? "no device" : from->name());
   }
   if (n == 0) return absl::OkStatus();
   TFD_RETURN_IF_ERROR(Activate());
-  return CudaPeerCopier().Copy(src, StreamRef{gpu->ordinal_, gpu->stream_}, dst,
-                               StreamRef{ordinal_, stream_}, n);
+  const StreamRef from_stream{gpu->ordinal_, gpu->stream_};
+  const StreamRef to_stream{ordinal_, stream_};
+  // Logical devices of one GPU share its stream and memory.
+  if (gpu->ordinal_ == ordinal_ || CudaPeerAccess().Usable(ordinal_, gpu->ordinal_)) {
+    return CudaPeerCopier().Copy(src, from_stream, dst, to_stream, n);
+  }
+  return CudaStagedCopier().Copy(src, from_stream, dst, to_stream, n);
 }
 
 absl::Status CudaDevice::Memset(void* dst, int value, size_t n) {

@@ -17,12 +17,15 @@
 // without CUDA headers finds them with FindDevice("/device:GPU:0").
 //
 // Logical GPUs (TensorFlow's LogicalDeviceConfiguration): CreateLogical(
-// ordinal, n) splits one physical GPU into n devices "/device:GPU:0" ...
-// "/device:GPU:<n-1>", each a CudaDevice of its own (kernels take it as
-// any GPU) that shares the physical device's stream, caching allocator and
-// cuBLAS handle, so their work is ordered as one device's is. They exist
-// so that a MirroredStrategy can run several replicas on one GPU; they
-// are not listed in the device registry (as CPU logical devices are not).
+// counts) splits physical GPU i into counts[i] devices, numbered across
+// the GPUs in order as TensorFlow numbers them ([2, 2] gives GPU:0 and
+// GPU:1 on GPU 0, GPU:2 and GPU:3 on GPU 1; core/device/logical_devices.h).
+// Each is a CudaDevice of its own (kernels take it as any GPU) that shares
+// its physical device's stream, caching allocator and cuBLAS handle, so
+// their work is ordered as one device's is. They exist so that a
+// MirroredStrategy can run several replicas on one GPU; they are not
+// listed in the device registry (as CPU logical devices are not). The
+// split is the process's: made once, it cannot be changed.
 //
 // Host->device copies are staged in pinned memory (pinned_host_memory.h)
 // and only queued: they return once the source may be reused, without
@@ -30,9 +33,9 @@
 // arrived (they synchronize the stream); device->device copies and
 // memsets are only queued. Copies from another GPU are queued too, with
 // no host wait: peer to peer where the GPUs reach each other (on one GPU,
-// between its logical devices, on its stream), through host memory
-// otherwise (CopyFromPeer). Synchronize() waits for everything queued on
-// both streams.
+// between its logical devices, on its stream), staged through pinned host
+// memory on both GPUs' streams otherwise (CopyFromPeer, staged_copy.h).
+// Synchronize() waits for everything queued on both streams.
 //
 // Thread safety: all methods may be called from any thread. Kernels run
 // their launches after Activate(), which makes the device current on the
@@ -55,6 +58,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/types/span.h"
 #include "core/device/cuda/caching_allocator.h"
 #include "core/device/cuda/cross_stream_allocator.h"
 #include "core/framework/device.h"
@@ -72,9 +76,18 @@ class CudaDevice final : public Device {
   // last GPU, and the CUDA or cuBLAS error if creation fails.
   static absl::StatusOr<CudaDevice*> Get(int ordinal);
 
-  // Splits physical GPU `ordinal` into `n` logical devices (see above),
-  // made once per (ordinal, n) and living for the process.
-  // INVALID_ARGUMENT for n < 1; the errors of Get(ordinal).
+  // Splits physical GPU i into counts[i] logical devices (see above; one
+  // count per visible GPU) and returns them all: element j is
+  // "/device:GPU:j". They are made by the first call and live for the
+  // process; later calls with the same counts return them.
+  // INVALID_ARGUMENT for a count below 1 or a count per GPU missing or
+  // extra; FAILED_PRECONDITION for counts other than the first call's;
+  // the errors of Get().
+  static absl::StatusOr<std::vector<CudaDevice*>> CreateLogical(absl::Span<const int> counts);
+  // Splits GPU `ordinal` into `n` logical devices, every other GPU staying
+  // one, and returns GPU `ordinal`'s: CreateLogical(counts) with
+  // counts[ordinal] = n, so they are "/device:GPU:<ordinal>" onwards.
+  // INVALID_ARGUMENT for n < 1; the errors of CreateLogical(counts).
   static absl::StatusOr<std::vector<CudaDevice*>> CreateLogical(int ordinal, int n);
 
   // The physical GPU (cudaSetDevice's ordinal); equals id() except for
@@ -101,12 +114,17 @@ class CudaDevice final : public Device {
   absl::Status CopyHostToDevice(const void* src, void* dst, size_t n) override;
   absl::Status CopyDeviceToHost(const void* src, void* dst, size_t n) override;
   absl::Status CopyDeviceToDevice(const void* src, void* dst, size_t n) override;
-  // True for `from` a logical device of the same GPU, or a GPU whose
-  // memory this one can access (peer access, enabled on first use).
+  // True for `from` any CUDA device (CopyFromPeer queues every such copy).
   bool CanCopyFromPeer(Device* from) override;
-  // Queues the copy on stream() (cudaMemcpyPeerAsync between GPUs) behind
-  // an event of `from`'s stream, and makes `from`'s stream wait for it
-  // (Note [Ordering a copy between GPUs] in peer_copy.h). No host wait.
+  // From a logical device of the same GPU, or a GPU whose memory this one
+  // can access (peer access, enabled on first use): queues the copy on
+  // stream() (cudaMemcpyPeerAsync between GPUs) behind an event of
+  // `from`'s stream, and makes `from`'s stream wait for it (Note [Ordering
+  // a copy between GPUs] in peer_copy.h). From any other GPU: a copy into
+  // a pinned block on `from`'s stream, then out of it on stream() behind
+  // an event (Note [Staging a copy between GPUs] in staged_copy.h). No
+  // host wait either way, unless pinned memory ran out.
+  // FAILED_PRECONDITION for `from` not a CUDA device.
   absl::Status CopyFromPeer(Device* from, const void* src, void* dst, size_t n) override;
   absl::Status Memset(void* dst, int value, size_t n) override;
   absl::Status Synchronize() override;

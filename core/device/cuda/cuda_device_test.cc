@@ -206,9 +206,27 @@ TEST_F(CudaDeviceGpuTest, LogicalDevicesShareThePhysicalGpu) {
     EXPECT_EQ(&d->caching_allocator(), &physical->caching_allocator());
   }
   EXPECT_FALSE(physical->is_logical());
-  // Made once per (ordinal, n).
+  // Made once for the process.
   EXPECT_EQ(*CudaDevice::CreateLogical(0, 2), *logical);
   EXPECT_EQ(CudaDevice::CreateLogical(0, 0).status().code(), absl::StatusCode::kInvalidArgument);
+  // The whole split: GPU 0 in two, every other GPU one logical device,
+  // numbered on from GPU:2 (TensorFlow's numbering across GPUs).
+  std::vector<int> counts(CudaDevice::DeviceCount(), 1);
+  counts[0] = 2;
+  auto all = CudaDevice::CreateLogical(counts);
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_EQ(all->size(), counts.size() + 1);
+  EXPECT_EQ((*all)[0], (*logical)[0]);
+  EXPECT_EQ((*all)[1], (*logical)[1]);
+  for (size_t j = 2; j < all->size(); ++j) {
+    EXPECT_EQ((*all)[j]->name(), "/device:GPU:" + std::to_string(j));
+    EXPECT_EQ((*all)[j]->ordinal(), static_cast<int>(j) - 1);
+  }
+  // Another split would give a second device the name of one that exists.
+  EXPECT_EQ(CudaDevice::CreateLogical(0, 3).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(CudaDevice::CreateLogical(std::vector<int>(counts.size() + 1, 1)).status().code(),
+            absl::StatusCode::kInvalidArgument);
   // A tensor moves between logical devices and back unchanged.
   Tensor x = test::AsTensor<float>({1, 2, 3}, TensorShape({3}));
   auto on0 = x.CopyTo((*logical)[0]);

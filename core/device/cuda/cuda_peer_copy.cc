@@ -4,6 +4,7 @@
 
 #include "core/device/cuda/cuda_event_backend.h"
 #include "core/device/cuda/cuda_status.h"
+#include "core/device/cuda/pinned_host_memory.h"
 #include "core/framework/status.h"
 
 namespace tfd {
@@ -48,6 +49,26 @@ class CudaPeerCopyBackend final : public PeerCopyBackend {
   }
 };
 
+class CudaStagedCopyBackend final : public StagedCopyBackend {
+ public:
+  // Each copy is issued with its stream's GPU current, as the event
+  // recorded after it must be.
+  absl::Status QueueDeviceToHost(void* dst, const void* src, size_t n, StreamRef s) override {
+    TFD_RETURN_IF_ERROR(TFD_CUDA_STATUS(cudaSetDevice(s.device)));
+    return TFD_CUDA_STATUS(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, AsStream(s)));
+  }
+  absl::Status QueueHostToDevice(void* dst, const void* src, size_t n, StreamRef s) override {
+    TFD_RETURN_IF_ERROR(TFD_CUDA_STATUS(cudaSetDevice(s.device)));
+    return TFD_CUDA_STATUS(cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, AsStream(s)));
+  }
+  absl::Status StreamWaitEvent(StreamRef s, EventHandle event) override {
+    return TFD_CUDA_STATUS(cudaStreamWaitEvent(AsStream(s), static_cast<cudaEvent_t>(event), 0));
+  }
+  absl::Status SynchronizeStream(StreamRef s) override {
+    return TFD_CUDA_STATUS(cudaStreamSynchronize(AsStream(s)));
+  }
+};
+
 PeerCopyBackend* Backend() {
   static PeerCopyBackend* const backend = new CudaPeerCopyBackend();
   return backend;
@@ -63,6 +84,12 @@ PeerAccess& CudaPeerAccess() {
 
 PeerCopier& CudaPeerCopier() {
   static PeerCopier* const copier = new PeerCopier(CudaEventBackend::Get(), Backend());
+  return *copier;
+}
+
+StagedCopier& CudaStagedCopier() {
+  static StagedCopier* const copier =
+      new StagedCopier(CudaEventBackend::Get(), new CudaStagedCopyBackend(), &PinnedHostMemory());
   return *copier;
 }
 

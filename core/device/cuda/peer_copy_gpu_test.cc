@@ -2,14 +2,16 @@
 // device: right after each CopyTo the source is overwritten in place, and
 // then dropped and its memory reused, by work on the source's stream, so
 // a copy that the source's stream was not ordered against reads the wrong
-// bytes (Note [Ordering a copy between GPUs] in peer_copy.h). Skips,
-// saying why, without a GPU (or without two for the two-GPU case).
+// bytes (Note [Ordering a copy between GPUs] in peer_copy.h; Note
+// [Staging a copy between GPUs] in staged_copy.h). Skips, saying why,
+// without a GPU (or without two for the two-GPU case).
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <vector>
 
 #include "core/device/cuda/cuda_device.h"
+#include "core/device/cuda/cuda_peer_copy.h"
 #include "core/device/cuda/cuda_test_util.h"
 #include "core/framework/tensor.h"
 #include "core/framework/tensor_testutil.h"
@@ -80,13 +82,50 @@ TEST(PeerCopyGpuTest, TwoGpusCopyPeerToPeerOrThroughTheHost) {
   if (CudaDevice::DeviceCount() < 2) GTEST_SKIP() << "needs 2 CUDA devices";
   CudaDevice* gpu0 = *CudaDevice::Get(0);
   CudaDevice* gpu1 = *CudaDevice::Get(1);
-  int can = 0;
-  ASSERT_EQ(cudaDeviceCanAccessPeer(&can, 1, 0), cudaSuccess);
-  // Peer copies where the driver connects the GPUs, staging otherwise;
-  // both must deliver the bytes.
-  EXPECT_EQ(gpu1->CanCopyFromPeer(gpu0), can != 0);
+  // Peer copies where the driver connects the GPUs, staged through pinned
+  // memory otherwise; both are queued and must deliver the bytes.
+  EXPECT_TRUE(gpu1->CanCopyFromPeer(gpu0));
+  EXPECT_TRUE(gpu0->CanCopyFromPeer(gpu1));
   CopyAndReuse(gpu0, gpu1, 6);
   CopyAndReuse(gpu1, gpu0, 6);
+}
+
+// The staged path between two streams of one GPU (it needs no second
+// GPU): the source is overwritten on its stream right after the copy is
+// queued, and the host waits only for the destination's stream, so a copy
+// out of the block not ordered after the copy into it, or a copy into it
+// not ordered before the overwrite, reads the wrong bytes.
+TEST(PeerCopyGpuTest, StagedCopyIsOrderedOnBothStreams) {
+  TFD_SKIP_WITHOUT_CUDA_DEVICE();
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  cudaStream_t a = nullptr, b = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking), cudaSuccess);
+  const size_t bytes = kElements * sizeof(int32_t);
+  void* src = nullptr;
+  void* dst = nullptr;
+  ASSERT_EQ(cudaMalloc(&src, bytes), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dst, bytes), cudaSuccess);
+  for (int r = 0; r < 4; ++r) {
+    SCOPED_TRACE(testing::Message() << "round " << r);
+    const std::vector<int32_t> want = Pattern(r);
+    ASSERT_EQ(cudaMemcpyAsync(src, want.data(), bytes, cudaMemcpyHostToDevice, a), cudaSuccess);
+    ASSERT_EQ(cudaMemsetAsync(dst, 0, bytes, b), cudaSuccess);
+    const absl::Status s = CudaStagedCopier().Copy(src, StreamRef{0, a}, dst, StreamRef{0, b}, bytes);
+    ASSERT_TRUE(s.ok()) << s;
+    ASSERT_EQ(cudaMemsetAsync(src, 0x5A, bytes, a), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(b), cudaSuccess);
+    std::vector<int32_t> got(kElements);
+    ASSERT_EQ(cudaMemcpy(got.data(), dst, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < kElements; ++i) wrong += got[i] != want[i];
+    EXPECT_EQ(wrong, 0);
+    ASSERT_EQ(cudaStreamSynchronize(a), cudaSuccess);
+  }
+  cudaFree(src);
+  cudaFree(dst);
+  cudaStreamDestroy(a);
+  cudaStreamDestroy(b);
 }
 
 }  // namespace
