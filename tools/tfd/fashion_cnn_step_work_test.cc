@@ -1,0 +1,106 @@
+// The Fashion-MNIST CNN of `tfd train` (fashion_models.h), compiled as
+// `tfd train` compiles it (Adam, sparse cross-entropy on logits,
+// accuracy), does no avoidable device work in a Fit step once warmed up:
+// no host wait but the read of the logs Keras makes at the end of the step,
+// no copy to the device, no device allocation after the second step, no
+// Transpose, only the casts the dtype policy asks for, and on a GPU one
+// optimizer op for all the variables and nothing that falls back to the
+// host. The step runs on the default device: the host in a plain build,
+// the fake GPU under --config=fake_gpu_suite, a GPU under
+// --config=cuda_core_suite with TFD_DEFAULT_DEVICE set.
+#include <memory>
+
+#include "core/distribute/one_device_strategy.h"
+#include "core/framework/placement.h"
+#include "core/kernels/random_seed.h"
+#include "core/nn/dtype_policy.h"
+#include "core/nn/step_work_testutil.h"
+#include "core/nn/synthetic_images.h"
+#include "gtest/gtest.h"
+#include "tools/tfd/fashion_models.h"
+#include "tools/tfd/training_run.h"
+
+namespace tfd {
+namespace cli {
+namespace {
+
+constexpr int64_t kBatch = 32;
+constexpr int64_t kSteps = 5;
+// Steps 0 and 1 fill caches (the allocator's, oneDNN's, the optimizer's
+// slots); from here on every step is alike.
+constexpr int64_t kWarmSteps = 2;
+// The CNN's trainable variables: kernel and bias of two Conv2D and two Dense.
+constexpr int kVariables = 8;
+
+struct StepRun {
+  bool on_gpu = false;
+  std::vector<nn::StepWork> steps;
+};
+
+StepRun TrainFashionCnn(const std::string& policy_name) {
+  StepRun run;
+  absl::StatusOr<Device*> device = DefaultDevice();
+  EXPECT_TRUE(device.ok()) << device.status();
+  if (!device.ok()) return run;
+  run.on_gpu = !(*device)->host_memory();
+  auto strategy = distribute::OneDeviceStrategy::Create(*device);
+  EXPECT_TRUE(strategy.ok()) << strategy.status();
+  if (!strategy.ok()) return run;
+  SetRandomSeed(3);
+  std::shared_ptr<nn::Model> model;
+  {
+    nn::ScopedGlobalPolicy policy(*nn::DTypePolicy::FromName(policy_name));
+    distribute::StrategyScope scope(strategy->get());
+    auto made = MakeFashionModel("fashion_cnn");
+    EXPECT_TRUE(made.ok()) << made.status();
+    if (!made.ok()) return run;
+    model = *made;
+  }
+  absl::Status compiled = CompileForFit(*model, **strategy);
+  EXPECT_TRUE(compiled.ok()) << compiled;
+  auto dataset = nn::SyntheticImageBatches(kBatch * kSteps, kBatch);
+  EXPECT_TRUE(dataset.ok()) << dataset.status();
+  if (!compiled.ok() || !dataset.ok()) return run;
+  auto steps = nn::FitCountingStepWork(*model, *dataset);
+  EXPECT_TRUE(steps.ok()) << steps.status();
+  if (steps.ok()) run.steps = *steps;
+  EXPECT_EQ(run.steps.size(), kSteps);
+  return run;
+}
+
+void ExpectNoAvoidableWork(const StepRun& run, int64_t casts_per_step) {
+  for (const nn::StepWork& s : run.steps) {
+    if (s.step < kWarmSteps) continue;
+    SCOPED_TRACE(s.DebugString());
+    EXPECT_EQ(s.device.synchronizations, 0);
+    // Keras reads the logs (loss, accuracy) once, at the end of the step;
+    // on the host there is nothing to copy.
+    EXPECT_EQ(s.device.copies_to_host, run.on_gpu ? 1 : 0);
+    EXPECT_EQ(s.device.copies_to_device, 0);
+    EXPECT_EQ(s.device.device_allocations, 0);
+    EXPECT_EQ(s.ops.Of("Transpose"), 0);
+    EXPECT_EQ(s.ops.Of("Cast"), casts_per_step);
+    if (run.on_gpu) {
+      EXPECT_EQ(nn::CountOpsWithPrefix(s.ops, "TfdMultiTensorApply"), 1);
+      EXPECT_EQ(nn::CountOpsWithPrefix(s.ops, "ResourceApply"), 0);
+      EXPECT_TRUE(s.ops.on_host.empty());
+    } else {
+      // Host variables are updated one op each (optimizer.h).
+      EXPECT_EQ(nn::CountOpsWithPrefix(s.ops, "ResourceApply"), kVariables);
+    }
+  }
+}
+
+TEST(FashionCnnStepWorkTest, Float32) {
+  const StepRun run = TrainFashionCnn("float32");
+  ExpectNoAvoidableWork(run, /*casts_per_step=*/0);
+}
+
+TEST(FashionCnnStepWorkTest, MixedBfloat16) {
+  const StepRun run = TrainFashionCnn("mixed_bfloat16");
+  ExpectNoAvoidableWork(run, /*casts_per_step=*/0);
+}
+
+}  // namespace
+}  // namespace cli
+}  // namespace tfd
