@@ -45,6 +45,7 @@ StepRun TrainFashionCnn(const std::string& policy_name) {
   absl::StatusOr<Device*> device = DefaultDevice();
   EXPECT_TRUE(device.ok()) << device.status();
   if (!device.ok()) return run;
+  if (*device == nullptr) *device = HostDevice();  // No default device set.
   run.on_gpu = !(*device)->host_memory();
   run.grouped_updates =
       run.on_gpu && LookupKernel("TfdMultiTensorApplyAdam", (*device)->type(), DT_FLOAT).ok();
@@ -93,7 +94,9 @@ void ExpectNoAvoidableWork(const StepRun& run, int64_t casts_per_step) {
       // (fake_gpu_kernels.h), take one op per variable (optimizer.h).
       EXPECT_EQ(nn::CountOpsWithPrefix(s.ops, "ResourceApply"), kVariables);
     }
-    if (run.on_gpu) EXPECT_TRUE(s.ops.on_host.empty());
+    if (run.on_gpu) {
+      EXPECT_TRUE(s.ops.on_host.empty());
+    }
   }
 }
 

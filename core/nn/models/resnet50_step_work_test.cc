@@ -51,6 +51,7 @@ absl::StatusOr<data::DatasetPtr> Images() {
 TEST(ResNet50StepWorkTest, MixedBfloat16ChannelsLast) {
   absl::StatusOr<Device*> device = DefaultDevice();
   ASSERT_TRUE(device.ok()) << device.status();
+  if (*device == nullptr) *device = HostDevice();  // No default device set.
   const bool on_gpu = !(*device)->host_memory();
   const bool grouped_updates =
       on_gpu && LookupKernel("TfdMultiTensorApplyKerasMomentum", (*device)->type(), DT_FLOAT).ok();
@@ -111,7 +112,9 @@ TEST(ResNet50StepWorkTest, MixedBfloat16ChannelsLast) {
       // The host, and the fake GPU without multi-tensor kernels.
       EXPECT_EQ(CountOpsWithPrefix(s.ops, "ResourceApply"), variables);
     }
-    if (on_gpu) EXPECT_TRUE(s.ops.on_host.empty());
+    if (on_gpu) {
+      EXPECT_TRUE(s.ops.on_host.empty());
+    }
   }
 }
 
