@@ -5,6 +5,8 @@
 #include <unordered_set>
 
 #include "core/autodiff/gradient_registry.h"
+#include "core/framework/execute.h"
+#include "core/framework/kernel.h"
 #include "core/framework/status.h"
 
 namespace tfd {
@@ -20,6 +22,12 @@ absl::StatusOr<Tensor> SumGradients(std::vector<Tensor>& grads) {
 }
 
 absl::StatusOr<Tensor> OnesLike(const Tensor& t) {
+  // On a device with the kernel, a fill there: no host tensor copied over
+  // at every Gradient call.
+  if (!t.device()->host_memory() && IsFloatingType(t.dtype()) &&
+      LookupKernel("OnesLike", t.device()->type(), t.dtype()).ok()) {
+    return Execute1("OnesLike", {t}, AttrMap(), t.device());
+  }
   Tensor ones(t.dtype(), t.shape());
   switch (t.dtype()) {
 #define TFD_ONES_CASE(T)                                           \

@@ -5,7 +5,9 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_join.h"
 #include "core/framework/device_access.h"
+#include "core/framework/device_constants.h"
 #include "core/framework/kernel.h"
+#include "core/framework/op_counts.h"
 #include "core/framework/placement.h"
 #include "core/framework/status.h"
 
@@ -237,7 +239,11 @@ absl::StatusOr<std::vector<Tensor>> Execute(absl::string_view op_name,
     }
     if (to == nullptr) continue;
     if (placed.empty()) placed.assign(inputs.begin(), inputs.end());
-    TFD_ASSIGN_OR_RETURN(placed[i], t.CopyTo(to));
+    // Small host values (a learning rate, a batch size) are copied to a
+    // device once, not at every op that reads them (device_constants.h).
+    const bool constant = t.device()->host_memory() && !to->host_memory() &&
+                          t.TotalBytes() <= kDeviceConstantMaxBytes;
+    TFD_ASSIGN_OR_RETURN(placed[i], constant ? DeviceConstant(t, to) : t.CopyTo(to));
   }
   const absl::Span<const Tensor> kernel_inputs =
       placed.empty() ? inputs : absl::Span<const Tensor>(placed);
@@ -248,6 +254,7 @@ absl::StatusOr<std::vector<Tensor>> Execute(absl::string_view op_name,
 
   KernelContext ctx(op, kernel_inputs, &attrs, device, std::move(inferred.shapes),
                     inferred.dtypes);
+  CountOpDispatch(op->name, *device);
   {
     TFD_DEVICE_ACCESS_SCOPE(device);  // Note [Device reads]
     TFD_RETURN_IF_ERROR((*kernel)(ctx));

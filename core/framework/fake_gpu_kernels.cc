@@ -3,6 +3,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -30,6 +31,33 @@ absl::Status RunCpuKernel(KernelContext& ctx) {
   TFD_ASSIGN_OR_RETURN(DataType dtype, KernelDtype(ctx));
   TFD_ASSIGN_OR_RETURN(const KernelFn* cpu, LookupKernel(ctx.op_name(), DeviceType::kCPU, dtype));
   return (*cpu)(ctx);
+}
+
+// Shape, Size and Rank as the real GPU kernels give them
+// (core/kernels/cuda/array_kernels.cc): in host memory, where TensorFlow
+// keeps a shape op's output on a GPU, so that the ops reading a shape on
+// the host take it without a device copy.
+absl::Status HostIndexOutput(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  std::vector<int64_t> values;
+  if (ctx.op_name() == "Shape") {
+    values = x.shape().dims();
+  } else {
+    values = {ctx.op_name() == "Size" ? x.NumElements() : x.rank()};
+  }
+  Tensor host(ctx.output_dtype(0), ctx.output_shape(0));
+  for (size_t k = 0; k < values.size(); ++k) {
+    if (host.dtype() == DT_INT64) {
+      host.data<int64_t>()[k] = values[k];
+    } else {
+      host.data<int32_t>()[k] = static_cast<int32_t>(values[k]);
+    }
+  }
+  return ctx.SetOutput(0, std::move(host));
+}
+
+bool HasHostOutputOnGpu(const std::string& op) {
+  return op == "Shape" || op == "Size" || op == "Rank";
 }
 
 }  // namespace
@@ -85,7 +113,8 @@ absl::StatusOr<int> RegisterFakeGpuKernels(absl::string_view list_text) {
     if (!present.emplace(k.op, k.dtype).second) continue;
     // The registrar's work is done in its constructor; the registry keeps
     // the kernel for the process.
-    KernelRegistrar(k.op.c_str(), DeviceType::kGPU, k.dtype, RunCpuKernel);
+    KernelRegistrar(k.op.c_str(), DeviceType::kGPU, k.dtype,
+                    HasHostOutputOnGpu(k.op) ? HostIndexOutput : RunCpuKernel);
     ++registered;
   }
   return registered;

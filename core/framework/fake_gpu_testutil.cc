@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/device/cpu/cpu_allocator.h"
+#include "core/framework/device_counters.h"
 
 namespace tfd {
 namespace test {
@@ -33,6 +34,28 @@ class AsyncCopyAllocator final : public Allocator {
   FakeGpu* const gpu_;
 };
 
+// Segments of the fake GPU's caching allocator: host memory, aligned as
+// cudaMalloc's is.
+class HostSegments final : public DeviceMemoryBackend {
+ public:
+  absl::StatusOr<void*> Malloc(size_t bytes) override {
+    void* p = std::aligned_alloc(kSegmentAlignment, bytes);
+    if (p == nullptr) return absl::ResourceExhaustedError("fake GPU: host memory exhausted");
+    return p;
+  }
+  absl::Status Free(void* ptr, size_t) override {
+    std::free(ptr);
+    return absl::OkStatus();
+  }
+
+ private:
+  // CachingAllocator's sizes are multiples of it, as aligned_alloc wants.
+  static constexpr size_t kSegmentAlignment = CachingAllocator::kMinBlockSize;
+};
+
+// The one stream of a fake GPU, as the allocator sees it.
+const char fake_stream = 0;
+
 // The ordinal of Get(0); Get(1) has the next one (see the header).
 #ifdef TFD_FAKE_GPU_IS_REGISTRY_GPU0
 constexpr int kFirstOrdinal = 0;
@@ -44,6 +67,8 @@ constexpr int kFirstOrdinal = 9;
 
 FakeGpu::FakeGpu(int id)
     : Device(DeviceType::kGPU, id),
+      cache_(std::make_unique<CachingAllocator>(std::make_unique<HostSegments>(), name())),
+      allocator_(std::make_unique<StreamAllocator>(cache_.get(), &fake_stream)),
       async_copy_allocator_(std::make_unique<AsyncCopyAllocator>(this)) {}
 
 FakeGpu* FakeGpu::Get(int index) {
@@ -55,16 +80,18 @@ FakeGpu* FakeGpu::Get(int index) {
   return gpus[index];
 }
 
-Allocator* FakeGpu::allocator() { return CpuAllocator(); }
+Allocator* FakeGpu::allocator() { return allocator_.get(); }
 
 absl::Status FakeGpu::CopyHostToDevice(const void* src, void* dst, size_t n) {
   ++to_device_;
+  CountDeviceEvent(DeviceEvent::kCopyToDevice);
   if (n > 0) std::memcpy(dst, src, n);
   return absl::OkStatus();
 }
 
 absl::Status FakeGpu::CopyDeviceToHost(const void* src, void* dst, size_t n) {
   ++to_host_;
+  CountDeviceEvent(DeviceEvent::kCopyToHost);
   if (n > 0) std::memcpy(dst, src, n);
   return absl::OkStatus();
 }
@@ -80,6 +107,7 @@ absl::Status FakeGpu::Memset(void* dst, int value, size_t n) {
 }
 
 absl::Status FakeGpu::Synchronize() {
+  CountDeviceEvent(DeviceEvent::kSynchronize);
   absl::MutexLock lock(&mu_);
   LandThrough(next_seq_);
   return absl::OkStatus();
@@ -90,6 +118,7 @@ Allocator* FakeGpu::async_copy_allocator() { return async_copy_allocator_.get();
 absl::StatusOr<std::shared_ptr<DeviceFence>> FakeGpu::CopyHostToDeviceAsync(const void* src,
                                                                            void* dst, size_t n) {
   ++async_copies_;
+  CountDeviceEvent(DeviceEvent::kPrefetchCopyToDevice);
   absl::MutexLock lock(&mu_);
   PendingCopy copy;
   copy.seq = next_seq_++;

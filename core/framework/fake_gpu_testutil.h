@@ -3,7 +3,9 @@
 // distinct GPU-typed devices and copy between them. Kernels registered for DeviceType::kGPU by a test
 // run on it and can read their inputs directly; Execute treats it as any
 // device outside host memory, so every host<->device copy goes through it
-// and is counted. Test-only.
+// and is counted (per device here, process-wide in device_counters.h).
+// Its memory comes from a CachingAllocator over host memory, so that tests
+// see the cache misses a real GPU's allocator would have. Test-only.
 //
 // Its copy queue (CopyHostToDeviceAsync) is lazy on purpose: the bytes land
 // in the destination only when a fence of that copy or a later one is
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "core/device/cuda/caching_allocator.h"
 #include "core/framework/device.h"
 
 namespace tfd {
@@ -41,6 +44,7 @@ class FakeGpu : public Device {
   // registry does not list.
   static FakeGpu* Get(int index = 0);
 
+  // A CachingAllocator's view, as a CudaDevice's (caching_allocator.h).
   Allocator* allocator() override;
   absl::Status CopyHostToDevice(const void* src, void* dst, size_t n) override;
   absl::Status CopyDeviceToHost(const void* src, void* dst, size_t n) override;
@@ -76,6 +80,8 @@ class FakeGpu : public Device {
   // Lands the queued copies up to `seq`, in order.
   void LandThrough(int64_t seq);
 
+  const std::unique_ptr<CachingAllocator> cache_;
+  const std::unique_ptr<Allocator> allocator_;
   const std::unique_ptr<Allocator> async_copy_allocator_;
   std::atomic<int> to_device_{0};
   std::atomic<int> to_host_{0};

@@ -48,10 +48,13 @@ absl::Status Metric::Reset() {
   return absl::OkStatus();
 }
 
+absl::StatusOr<Tensor> Metric::Result() const {
+  TFD_ASSIGN_OR_RETURN(Tensor value, ResultInPlace());
+  return value.CopyTo(HostDevice());
+}
+
 absl::StatusOr<Tensor> Metric::ReadState(const DistributedVariable& v) {
-  if (distribute::CurrentReplicaContext() != nullptr) {
-    return v.Local().Peek().CopyTo(HostDevice());
-  }
+  if (distribute::CurrentReplicaContext() != nullptr) return v.Local().Peek();
   // Across workers, the job-wide total needs every worker's part: a
   // collective (Reduce), which every worker reaches in the same order as
   // the training loops read their metrics together.
@@ -69,6 +72,8 @@ absl::StatusOr<Tensor> Metric::ReadState(const DistributedVariable& v) {
                                : distribute::ReduceOp::kSum,
                            parts);
   }
+  // One component is the whole state: read where it is.
+  if (v.num_components() == 1) return v.component(0).Peek();
   return v.Value();
 }
 
@@ -130,11 +135,13 @@ absl::Status Reduce::UpdateValues(const Tensor& values_in, const Tensor& sample_
   return AddToState(*count_, num_values);
 }
 
-absl::StatusOr<Tensor> Reduce::Result() const {
+absl::StatusOr<Tensor> Reduce::ResultInPlace() const {
   TFD_ASSIGN_OR_RETURN(Tensor total, ReadState(*total_));
   if (kind_ == Kind::kSum) return total;
   TFD_ASSIGN_OR_RETURN(Tensor count, ReadState(*count_));
-  return Execute1("DivNoNan", {total, count}, AttrMap(), HostDevice());
+  // On the state's device, or the host when a reduction brought it there.
+  return Execute1("DivNoNan", {total, count}, AttrMap(),
+                  total.device() == count.device() ? total.device() : HostDevice());
 }
 
 absl::StatusOr<std::unique_ptr<Sum>> Sum::Create(std::string name) {

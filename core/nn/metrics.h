@@ -46,7 +46,11 @@ class Metric {
   }
 
   // The metric's value: a float32 scalar on the host.
-  virtual absl::StatusOr<Tensor> Result() const = 0;
+  absl::StatusOr<Tensor> Result() const;
+  // The same value where the metric's state lives (a GPU for a model
+  // there), computed without reading device memory from the host, so that
+  // a training loop can read all its logs with one copy (Model's logs).
+  virtual absl::StatusOr<Tensor> ResultInPlace() const = 0;
   // Sets every state variable (every component) back to 0.
   absl::Status Reset();
 
@@ -57,7 +61,8 @@ class Metric {
   // aggregation, created under the current strategy.
   absl::StatusOr<std::shared_ptr<distribute::DistributedVariable>> AddWeight(
       const std::string& weight_name);
-  // The state as this thread sees it (see the file comment), on the host.
+  // The state as this thread sees it (see the file comment): where the
+  // state lives when one component holds it all, else on the host.
   static absl::StatusOr<Tensor> ReadState(const distribute::DistributedVariable& v);
   // Adds `delta` to this thread's component.
   static absl::Status AddToState(distribute::DistributedVariable& v, const Tensor& delta);
@@ -73,7 +78,7 @@ class Reduce : public Metric {
  public:
   enum class Kind { kSum, kWeightedMean };
 
-  absl::StatusOr<Tensor> Result() const override;
+  absl::StatusOr<Tensor> ResultInPlace() const override;
 
  protected:
   Reduce(Kind kind, std::string name) : Metric(std::move(name)), kind_(kind) {}

@@ -354,21 +354,34 @@ absl::Status Model::ResetMetrics() {
 }
 
 absl::StatusOr<Logs> Model::MetricLogs() const {
-  Logs logs;
-  // Results live where the metrics' variables do, a GPU under a default
-  // device: read on the host through a copy.
-  auto host_scalar = [](const Tensor& t) -> absl::StatusOr<float> {
-    TFD_ASSIGN_OR_RETURN(Tensor host, t.CopyTo(HostDevice()));
-    return host.scalar<float>();
-  };
-  TFD_ASSIGN_OR_RETURN(Tensor loss, compiled_loss_->tracker().Result());
-  TFD_ASSIGN_OR_RETURN(float loss_value, host_scalar(loss));
-  logs.Set("loss", loss_value);
+  // Keras reads its logs once, at the end of the step. The results are
+  // computed where the metrics' state lives (a GPU under a default device)
+  // and stacked there, so the host waits for the device once, for one
+  // copy, instead of once per value.
+  std::vector<std::string> names = {"loss"};
+  std::vector<Tensor> values;
+  TFD_ASSIGN_OR_RETURN(Tensor loss, compiled_loss_->tracker().ResultInPlace());
+  values.push_back(std::move(loss));
   for (const auto& metric : compiled_metrics_->metrics()) {
-    TFD_ASSIGN_OR_RETURN(Tensor value, metric->Result());
-    TFD_ASSIGN_OR_RETURN(float metric_value, host_scalar(value));
-    logs.Set(metric->name(), metric_value);
+    TFD_ASSIGN_OR_RETURN(Tensor value, metric->ResultInPlace());
+    names.push_back(metric->name());
+    values.push_back(std::move(value));
   }
+  bool one_device = true;
+  for (const Tensor& v : values) one_device = one_device && v.device() == values[0].device();
+  std::vector<float> read(values.size());
+  if (one_device) {
+    TFD_ASSIGN_OR_RETURN(Tensor stacked, Execute1("Pack", values, AttrMap(), values[0].device()));
+    TFD_ASSIGN_OR_RETURN(stacked, stacked.CopyTo(HostDevice()));
+    for (size_t i = 0; i < values.size(); ++i) read[i] = stacked.flat<float>()[i];
+  } else {
+    for (size_t i = 0; i < values.size(); ++i) {
+      TFD_ASSIGN_OR_RETURN(Tensor host, values[i].CopyTo(HostDevice()));
+      read[i] = host.scalar<float>();
+    }
+  }
+  Logs logs;
+  for (size_t i = 0; i < names.size(); ++i) logs.Set(names[i], read[i]);
   return logs;
 }
 

@@ -27,7 +27,7 @@ namespace nn {
 
 // The variables one launch of the GPU update kernels takes
 // (cuda_kernels::kMaxTensorsPerLaunch).
-inline constexpr int kMaxVariablesPerGroup = 48;
+inline constexpr int kMaxVariablesPerGroup = 512;
 
 // One variable component to update.
 struct UpdateTarget {

@@ -35,16 +35,25 @@ TEST(MultiTensorUpdatePlanTest, GpuVariablesGroupByDeviceAndDtypeInOrder) {
   EXPECT_TRUE(plan.singles.empty());
 }
 
-TEST(MultiTensorUpdatePlanTest, OneGroupPerFortyEightVariables) {
+TEST(MultiTensorUpdatePlanTest, OneGroupPerLaunchTableOfVariables) {
   FakeDevice gpu(DeviceType::kGPU, 0);
-  std::vector<UpdateTarget> targets(100, UpdateTarget{DT_FLOAT, &gpu});
+  constexpr int kMax = kMaxVariablesPerGroup;
+  std::vector<UpdateTarget> targets(2 * kMax + 4, UpdateTarget{DT_FLOAT, &gpu});
   MultiTensorPlan plan = PlanMultiTensorUpdates(targets, Always);
   ASSERT_EQ(plan.groups.size(), 3u);
-  EXPECT_EQ(plan.groups[0].members.size(), 48u);
-  EXPECT_EQ(plan.groups[1].members.size(), 48u);
+  EXPECT_EQ(plan.groups[0].members.size(), static_cast<size_t>(kMax));
+  EXPECT_EQ(plan.groups[1].members.size(), static_cast<size_t>(kMax));
   EXPECT_EQ(plan.groups[2].members.size(), 4u);
-  EXPECT_EQ(plan.groups[1].members.front(), 48);
-  EXPECT_EQ(plan.groups[2].members.back(), 99);
+  EXPECT_EQ(plan.groups[1].members.front(), kMax);
+  EXPECT_EQ(plan.groups[2].members.back(), 2 * kMax + 3);
+}
+
+TEST(MultiTensorUpdatePlanTest, ResNet50sVariablesAreOneGroup) {
+  FakeDevice gpu(DeviceType::kGPU, 0);
+  std::vector<UpdateTarget> targets(214, UpdateTarget{DT_FLOAT, &gpu});
+  MultiTensorPlan plan = PlanMultiTensorUpdates(targets, Always);
+  ASSERT_EQ(plan.groups.size(), 1u);
+  EXPECT_EQ(plan.groups[0].members.size(), 214u);
 }
 
 TEST(MultiTensorUpdatePlanTest, HostVariablesAndUngroupableDtypesStayOneByOne) {

@@ -75,11 +75,43 @@ std::shared_ptr<DistributedVariable> Optimizer::iterations() const {
   return iterations_;
 }
 
+// Note [Host step]. Every update needs the step count on the host (the
+// learning rate schedule, Adam's bias corrections), but the counter lives
+// with the variables, on a GPU when they are there, and reading it would
+// wait for the whole queue of the GPU in the middle of each step. So the
+// optimizer remembers the count it last read or wrote for each counter
+// component together with a snapshot of the component's value: as long as
+// the component still holds that buffer, the count is the one remembered.
+// The snapshot also keeps any write from happening in place (a Variable
+// installs a new buffer when its old one is shared, variable.h), so a
+// count changed by anyone else -- a restore, an assignment -- is seen as
+// a new buffer and read once.
 absl::StatusOr<int64_t> Optimizer::Iterations() const {
   std::shared_ptr<DistributedVariable> it = iterations();
   if (it == nullptr) return 0;
-  TFD_ASSIGN_OR_RETURN(Tensor host, it->Local().Peek().CopyTo(HostDevice()));
-  return host.scalar<int64_t>();
+  const Variable& local = it->Local();
+  const Tensor now = local.Peek();
+  {
+    absl::MutexLock lock(&known_steps_mu_);
+    auto known = known_steps_.find(&local);
+    if (known != known_steps_.end() && known->second.snapshot.SharesBufferWith(now)) {
+      return known->second.value;
+    }
+  }
+  TFD_ASSIGN_OR_RETURN(Tensor host, now.CopyTo(HostDevice()));
+  const int64_t value = host.scalar<int64_t>();
+  absl::MutexLock lock(&known_steps_mu_);
+  known_steps_[&local] = KnownStep{now, value};
+  return value;
+}
+
+absl::Status Optimizer::AdvanceStep(Variable& counter, int64_t step) const {
+  // Added on the counter's device: Execute keeps the 1 there once
+  // (device_constants.h), so the step copies nothing to the device.
+  TFD_RETURN_IF_ERROR(counter.AssignAdd(Tensor::Scalar<int64_t>(1)));
+  absl::MutexLock lock(&known_steps_mu_);
+  known_steps_[&counter] = KnownStep{counter.Peek(), step + 1};
+  return absl::OkStatus();
 }
 
 LearningRate Optimizer::learning_rate() const {
@@ -466,7 +498,6 @@ absl::Status Optimizer::ApplyReducedGradients(std::vector<Tensor> kept,
   }
   DistributedVariable& counter = *iterations();
   TFD_ASSIGN_OR_RETURN(const bool counter_is_local, is_local(counter));
-  const Tensor next_step = Tensor::Scalar<int64_t>(step + 1);
 
   std::vector<ComponentUpdate> local_updates;
   for (size_t i : local) {
@@ -474,7 +505,7 @@ absl::Status Optimizer::ApplyReducedGradients(std::vector<Tensor> kept,
         {&clipped[i], kept_vars[i], ctx->replica_id_in_sync_group() % replicas});
   }
   absl::Status local_status = UpdateComponents(local_updates, step, lr);
-  if (counter_is_local && local_status.ok()) local_status = counter.Local().Assign(next_step);
+  if (counter_is_local && local_status.ok()) local_status = AdvanceStep(counter.Local(), step);
 
   // Everything with a single component (or every component, in
   // cross-replica context), once.
@@ -486,7 +517,11 @@ absl::Status Optimizer::ApplyReducedGradients(std::vector<Tensor> kept,
       }
     }
     TFD_RETURN_IF_ERROR(UpdateComponents(updates, step, lr));
-    if (!counter_is_local) TFD_RETURN_IF_ERROR(counter.AssignAll(next_step));
+    if (!counter_is_local) {
+      for (int c = 0; c < counter.num_components(); ++c) {
+        TFD_RETURN_IF_ERROR(AdvanceStep(counter.component(c), step));
+      }
+    }
     return absl::OkStatus();
   };
   if (ctx == nullptr) return update_central();

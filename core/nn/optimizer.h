@@ -160,7 +160,9 @@ class Optimizer {
 
   // The step counter; null before Build.
   virtual std::shared_ptr<DistributedVariable> iterations() const;
-  // Its value as this thread sees it (0 before Build).
+  // Its value as this thread sees it (0 before Build). Known on the host
+  // after the first read (Note [Host step] in the .cc): a step reads no
+  // device memory for it.
   virtual absl::StatusOr<int64_t> Iterations() const;
 
   virtual LearningRate learning_rate() const;
@@ -284,6 +286,16 @@ class Optimizer {
   // var -= var * wd * lr on component `c`, when `var` decays.
   absl::Status DecayWeight(DistributedVariable& var, int c, float lr);
   const SlotSet* FindSlots(const DistributedVariable& var) const;
+  // Adds 1 to a component of the step counter that held `step`, on its
+  // device, and remembers step + 1 (Note [Host step]).
+  absl::Status AdvanceStep(Variable& counter, int64_t step) const;
+
+  // Note [Host step]: the count of each counter component as last read or
+  // advanced here, with the snapshot it belongs to.
+  struct KnownStep {
+    Tensor snapshot;
+    int64_t value = 0;
+  };
 
   const std::string name_;
   const OptimizerOptions options_;
@@ -293,6 +305,8 @@ class Optimizer {
   std::shared_ptr<DistributedVariable> iterations_ ABSL_GUARDED_BY(mu_);
   std::map<const DistributedVariable*, SlotSet> slots_ ABSL_GUARDED_BY(mu_);
   std::vector<std::shared_ptr<DistributedVariable>> variables_ ABSL_GUARDED_BY(mu_);
+  mutable absl::Mutex known_steps_mu_;
+  mutable std::map<const Variable*, KnownStep> known_steps_ ABSL_GUARDED_BY(known_steps_mu_);
 };
 
 }  // namespace nn

@@ -1,7 +1,8 @@
 // The one-launch optimizer path against the host's per-variable path:
 // the same variables, gradients and optimizer settings, updated for a few
 // steps on GPU:0 (where ApplyGradients groups every variable of one dtype
-// into multi-tensor ops, at most 48 a launch) and on the host (one
+// into multi-tensor ops, at most kMaxVariablesPerGroup a launch) and on
+// the host (one
 // ResourceApply* op per variable). Variables and slots agree within 1e-5
 // relative in float32 and 1e-2 in half; the GPU run issued only grouped
 // ops, as many as the grouping rule says. Needs a GPU; skips, saying so,
@@ -17,6 +18,7 @@
 #include "core/distribute/one_device_strategy.h"
 #include "core/framework/execute.h"
 #include "core/nn/adam.h"
+#include "core/nn/multi_tensor_update_plan.h"
 #include "core/nn/optimizer_testutil.h"
 #include "core/nn/sgd.h"
 #include "gtest/gtest.h"
@@ -36,7 +38,7 @@ class OpCounter : public ExecutionObserver {
   std::map<std::string, int> counts;
 };
 
-constexpr int kFloatVariables = 60;  // Two launches: 48 + 12.
+constexpr int kFloatVariables = kMaxVariablesPerGroup + 12;  // Two launches.
 constexpr int kHalfVariables = 5;    // One launch.
 constexpr int kSteps = 3;
 
@@ -109,7 +111,8 @@ void ExpectGrouped(const UpdateRun& gpu, const std::string& grouped_op,
     auto it = gpu.last_step_ops.find(op);
     return it == gpu.last_step_ops.end() ? 0 : it->second;
   };
-  EXPECT_EQ(count(grouped_op), 3) << "two float launches (48 + 12) and one half launch";
+  EXPECT_EQ(count(grouped_op), 3) << "two float launches (a full table and 12 more) and one "
+                                     "half launch";
   EXPECT_EQ(count(single_op), 0);
 }
 

@@ -18,6 +18,8 @@
 #include <cstdlib>
 #include <functional>
 #include <tuple>
+
+#include "core/framework/device_counters.h"
 #include <vector>
 
 #include "core/framework/status.h"
@@ -113,6 +115,7 @@ absl::StatusOr<CachingAllocator::Block*> CachingAllocator::NewSegment(size_t rou
         ptr.status().message());
   }
   ++stats_.num_device_allocs;
+  CountDeviceEvent(DeviceEvent::kDeviceAllocation);  // A cache miss (device_counters.h).
   ++stats_.num_segments;
   stats_.reserved_bytes += segment;
   Block* block = new Block;

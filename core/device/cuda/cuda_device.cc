@@ -39,6 +39,7 @@
 #include "core/device/cuda/pinned_host_memory.h"
 #include "core/device/device_registry.h"
 #include "core/device/logical_devices.h"
+#include "core/framework/device_counters.h"
 #include "core/framework/status.h"
 
 namespace tfd {
@@ -250,6 +251,7 @@ absl::Status CudaDevice::QueueHostToDevice(const void* src, void* dst, size_t n,
     // the caller may reuse `src` as soon as this returns.
     TFD_RETURN_IF_ERROR(
         TFD_CUDA_STATUS(cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, stream)));
+    CountDeviceEvent(DeviceEvent::kSynchronize);
     return TFD_CUDA_STATUS(cudaStreamSynchronize(stream));
   }
   std::memcpy(*staging, src, n);
@@ -263,6 +265,7 @@ absl::Status CudaDevice::QueueHostToDevice(const void* src, void* dst, size_t n,
 
 absl::Status CudaDevice::CopyHostToDevice(const void* src, void* dst, size_t n) {
   if (n == 0) return absl::OkStatus();
+  CountDeviceEvent(DeviceEvent::kCopyToDevice);
   TFD_RETURN_IF_ERROR(Activate());
   return QueueHostToDevice(src, dst, n, stream_);
 }
@@ -272,6 +275,7 @@ Allocator* CudaDevice::async_copy_allocator() { return physical_->copy_allocator
 absl::StatusOr<std::shared_ptr<DeviceFence>> CudaDevice::CopyHostToDeviceAsync(const void* src,
                                                                              void* dst, size_t n) {
   if (n == 0) return std::shared_ptr<DeviceFence>();
+  CountDeviceEvent(DeviceEvent::kPrefetchCopyToDevice);
   TFD_RETURN_IF_ERROR(Activate());
   TFD_RETURN_IF_ERROR(QueueHostToDevice(src, dst, n, copy_stream_));
   TFD_ASSIGN_OR_RETURN(CudaEvent done, CudaEvent::Create(ordinal_));
@@ -291,6 +295,7 @@ absl::Status CudaDevice::WaitForFence(const DeviceFence* fence) {
 
 absl::Status CudaDevice::CopyDeviceToHost(const void* src, void* dst, size_t n) {
   if (n == 0) return absl::OkStatus();
+  CountDeviceEvent(DeviceEvent::kCopyToHost);
   TFD_RETURN_IF_ERROR(Activate());
   TFD_RETURN_IF_ERROR(
       TFD_CUDA_STATUS(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, stream_)));
@@ -333,6 +338,7 @@ absl::Status CudaDevice::Memset(void* dst, int value, size_t n) {
 }
 
 absl::Status CudaDevice::Synchronize() {
+  CountDeviceEvent(DeviceEvent::kSynchronize);
   TFD_RETURN_IF_ERROR(Activate());
   TFD_RETURN_IF_ERROR(TFD_CUDA_STATUS(cudaStreamSynchronize(copy_stream_)));
   return TFD_CUDA_STATUS(cudaStreamSynchronize(stream_));

@@ -27,12 +27,15 @@ absl::Status ViewGpu(KernelContext& ctx) {
   return ctx.SetOutput(0, std::move(view));
 }
 
-// `values` as the int32/int64 output i, written on the host and copied.
+// `values` as the int32/int64 output i, in host memory: as TensorFlow's
+// HostMemory("output") of its shape ops, so that the ops that read a shape
+// on the host (Reshape, Conv2DBackpropInput's sizes, BroadcastTo) take it
+// without a copy to the device and a blocking read back. An op that wants
+// it on the device gets it copied by Execute.
 absl::Status WriteIndexOutput(KernelContext& ctx, int i, const std::vector<int64_t>& values) {
-  TFD_ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(i));
-  Tensor host(out->dtype(), out->shape());
+  Tensor host(ctx.output_dtype(i), ctx.output_shape(i));
   for (size_t k = 0; k < values.size(); ++k) {
-    if (out->dtype() == DT_INT64) {
+    if (host.dtype() == DT_INT64) {
       host.data<int64_t>()[k] = values[k];
     } else {
       if (values[k] > INT32_MAX) {
@@ -41,7 +44,7 @@ absl::Status WriteIndexOutput(KernelContext& ctx, int i, const std::vector<int64
       host.data<int32_t>()[k] = static_cast<int32_t>(values[k]);
     }
   }
-  return ctx.device()->CopyHostToDevice(host.raw_data(), out->raw_data(), host.TotalBytes());
+  return ctx.SetOutput(i, std::move(host));
 }
 
 absl::Status ShapeGpu(KernelContext& ctx) {

@@ -1,8 +1,8 @@
 // GPU kernels of the multi-tensor optimizer updates
 // (core/kernels/multi_tensor_training_ops.cc): the N variables of one op
 // become one table of UpdateTensors, and the launchers of
-// optimizer_updates.h take it in one launch per kMaxTensorsPerLaunch
-// variables. The hyperparameters come from update_params.h, as for the
+// optimizer_updates.h take it in one launch (one per kMaxTensorsPerLaunch
+// variables). The hyperparameters come from update_params.h, as for the
 // single-variable kernels (training_kernels.cc), so a grouped update steps
 // by the same values as N single ones.
 #include <vector>

@@ -1,8 +1,8 @@
 // Multi-tensor optimizer updates. The launch's blocks are dealt out to the
 // variables of a table, kChunk elements per block: block b works on the
-// variable whose range of blocks holds b (a scan of at most
-// kMaxTensorsPerLaunch starts), so small and large variables share one
-// grid without idle blocks.
+// variable whose range of blocks holds b (a binary search of the table's
+// block starts), so small and large variables share one grid without idle
+// blocks.
 #include <algorithm>
 
 #include "core/kernels/cuda/gpu_launch_util.h"
@@ -32,6 +32,11 @@ struct Params {
   RMSPropParams rmsprop;
   AdagradParams adagrad;
 };
+
+// CUDA's limit on a kernel's parameters (12.1 and later, sm_70 and newer).
+constexpr size_t kMaxKernelParamBytes = 32764;
+static_assert(sizeof(Table<double>) + sizeof(Params) <= kMaxKernelParamBytes,
+              "the update table no longer fits a kernel parameter");
 
 template <typename N, Kind kKind>
 __device__ __forceinline__ void UpdateOne(const UpdateTensors<N>& u, int64_t i, const Params& p) {
@@ -88,8 +93,18 @@ __device__ __forceinline__ void UpdateOne(const UpdateTensors<N>& u, int64_t i, 
 
 template <typename N, Kind kKind>
 __global__ void MultiTensorKernel(Table<N> table, Params params) {
-  int k = 0;
-  while (k + 1 < table.count && blockIdx.x >= table.block_start[k + 1]) ++k;
+  // The last k with block_start[k] <= blockIdx.x (empty variables are not
+  // in the table, so the starts increase strictly).
+  int lo = 0, hi = table.count - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (table.block_start[mid] <= blockIdx.x) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  const int k = lo;
   const UpdateTensors<N>& u = table.t[k];
   const int64_t begin = (blockIdx.x - table.block_start[k]) * kChunk;
   const int64_t end = begin + kChunk < u.n ? begin + kChunk : u.n;

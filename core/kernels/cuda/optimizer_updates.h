@@ -8,9 +8,11 @@
 // (unused ones null) and its gradient, all device memory of n elements,
 // updated in place with the CPU kernels' formulas
 // (core/kernels/cpu/training_kernels.cc) computed in float (double for
-// double). Lists longer than kMaxTensorsPerLaunch take one launch per
-// kMaxTensorsPerLaunch variables (the table travels as a kernel
-// parameter). Hyperparameters are given already widened and combined by
+// double). The table travels as a kernel parameter, which CUDA 12.1 and
+// later allow up to 32764 bytes on sm_70 and newer: kMaxTensorsPerLaunch
+// variables fit, so a model's whole update (ResNet-50: 214 variables) is
+// one launch; longer lists take one launch per kMaxTensorsPerLaunch
+// variables. Hyperparameters are given already widened and combined by
 // the caller as the CPU kernel combines them (Adam's alpha). Returns the
 // first launch error.
 #ifndef TFD_CORE_KERNELS_CUDA_OPTIMIZER_UPDATES_H_
@@ -23,7 +25,7 @@
 namespace tfd {
 namespace cuda_kernels {
 
-constexpr int kMaxTensorsPerLaunch = 48;
+constexpr int kMaxTensorsPerLaunch = 512;
 
 template <typename T>
 struct UpdateTensors {
