@@ -141,9 +141,19 @@ start_task() {  # start_task TYPE INDEX PROGRAM...
   running[$!]="$type:$index"
 }
 
+# A task started just before the stop may not have forked its program yet
+# (seen on a loaded machine: a worker failing at once left the chief
+# running to its end): while its subshell lives and has no child to
+# signal, try again, for at most 5 s.
 stop_all() {
-  local pid
-  for pid in "${pids[@]}"; do pkill -TERM -P "$pid" 2>/dev/null || true; done
+  local pid tries
+  for pid in "${pids[@]}"; do
+    for ((tries = 0; tries < 50; ++tries)); do
+      pkill -TERM -P "$pid" 2>/dev/null && break
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+  done
 }
 trap 'stop_all; exit 130' INT TERM
 
