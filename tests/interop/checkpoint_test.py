@@ -27,18 +27,12 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from tensorflow.core.protobuf import trackable_object_graph_pb2  # noqa: E402
+from interop_checks import FAILURES, check  # noqa: E402
 
 BINARY = "bazel-bin/tests/interop/checkpoint_interop"
 FASHION_MNIST = "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz"
 keras = tf.keras
 L = keras.layers
-FAILURES = []
-
-
-def check(condition, message):
-    print(("ok      " if condition else "FAILED  ") + message)
-    if not condition:
-        FAILURES.append(message)
 
 
 def cnn():

@@ -27,19 +27,13 @@ os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
+from interop_checks import FAILURES, check  # noqa: E402
 
 BINARY = "bazel-bin/tests/interop/loss_scale_checkpoint_interop"
 SCALE_KEY = "optimizer/loss_scale/current_loss_scale/.ATTRIBUTES/VARIABLE_VALUE"
 GOOD_STEPS_KEY = "optimizer/loss_scale/good_steps/.ATTRIBUTES/VARIABLE_VALUE"
 keras = tf.keras
 L = keras.layers
-FAILURES = []
-
-
-def check(condition, message):
-    print(("ok      " if condition else "FAILED  ") + message)
-    if not condition:
-        FAILURES.append(message)
 
 
 def compiled_mixed():

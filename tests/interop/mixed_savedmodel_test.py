@@ -33,6 +33,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from tensorflow.core.protobuf import saved_model_pb2  # noqa: E402
+from interop_checks import FAILURES, check  # noqa: E402
 
 BINARY = "bazel-bin/tests/interop/mixed_savedmodel_interop"
 N = 64
@@ -41,13 +42,6 @@ keras = tf.keras
 L = keras.layers
 NUMPY = {"float32": np.float32, "float16": np.float16,
          "bfloat16": tf.bfloat16.as_numpy_dtype}
-FAILURES = []
-
-
-def check(condition, message):
-    print(("ok      " if condition else "FAILED  ") + message)
-    if not condition:
-        FAILURES.append(message)
 
 
 def keras_export(policy, head, export_dir):
