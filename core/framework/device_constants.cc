@@ -13,8 +13,18 @@ namespace {
 
 constexpr size_t kMaxEntries = 4096;
 
-// (device, dtype, shape, bytes).
-using Key = std::tuple<const Device*, int, std::string, std::string>;
+// (device, dtype, rank + dims + value bytes). A scalar's key string stays
+// within std::string's inline storage, so a lookup on Execute's path
+// allocates nothing.
+using Key = std::tuple<const Device*, int, std::string>;
+
+std::string ShapeAndBytes(const Tensor& value) {
+  const auto dims = value.shape().dims();
+  std::string key(1, static_cast<char>(dims.size()));
+  key.append(reinterpret_cast<const char*>(dims.data()), dims.size() * sizeof(int64_t));
+  key.append(static_cast<const char*>(value.raw_data()), value.TotalBytes());
+  return key;
+}
 
 absl::Mutex mu;
 // Never destroyed: its tensors point at devices that live for the process.
@@ -35,8 +45,7 @@ absl::StatusOr<Tensor> DeviceConstant(const Tensor& value, Device* device) {
                                            : std::string("an undefined tensor"));
   }
   if (device == nullptr || device->host_memory()) return value;
-  Key key(device, static_cast<int>(value.dtype()), value.shape().DebugString(),
-          std::string(static_cast<const char*>(value.raw_data()), value.TotalBytes()));
+  Key key(device, static_cast<int>(value.dtype()), ShapeAndBytes(value));
   {
     absl::MutexLock lock(&mu);
     auto it = Cache().find(key);
